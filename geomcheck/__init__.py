@@ -1,0 +1,50 @@
+"""geomcheck: prove that a scheme is symplectic, contact or energy-preserving.
+
+Public names only (see API.md); everything else is internal.
+
+>>> import geomcheck as gc
+>>> M = gc.Chart("q p")
+>>> q, p = M.coords
+>>> w = M.d(q) ^ M.d(p)
+>>> X = gc.hamiltonian_vector_field(p**2 / 2 + q**4 / 4, w)
+>>> gc.lie(X, w).is_zero()
+True
+"""
+
+from . import errors
+from .algebra import Chart, SuperFunction
+from .fields import VectorField, bracket
+from .forms import Form, d, interior, is_closed, lie, lie_cartan, primitive
+from .hamiltonian import contact_vector_field, hamiltonian_vector_field, reeb_vector_field
+from .latex import Derivation, latex
+from .maps import ImplicitMap, Map, compose, pullback, restrict, submanifold_parametrization
+from .qstructures import de_rham_vector_field
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "errors",
+    "Chart",
+    "SuperFunction",
+    "VectorField",
+    "bracket",
+    "Form",
+    "d",
+    "interior",
+    "is_closed",
+    "lie",
+    "lie_cartan",
+    "primitive",
+    "hamiltonian_vector_field",
+    "contact_vector_field",
+    "reeb_vector_field",
+    "Derivation",
+    "latex",
+    "Map",
+    "ImplicitMap",
+    "compose",
+    "pullback",
+    "restrict",
+    "submanifold_parametrization",
+    "de_rham_vector_field",
+]

@@ -1,0 +1,584 @@
+"""Graded charts and sparse supercommutative functions.
+
+A function on a graded chart is a polynomial in the odd coordinates with
+coefficients that are arbitrary sympy expressions in the even ones.  It is stored
+sparsely as ``{tuple of strictly increasing odd indices: coefficient}``; the same
+kernel serves differential forms (functions on T[1]M, see :mod:`geomcheck.forms`).
+
+>>> import geomcheck as gc
+>>> G = gc.Chart("x y xi eta", degrees=[0, 0, 1, 1])
+>>> x, y, xi, eta = G.coords
+>>> f = G.function(x * xi * eta)
+>>> f == G.function(-x * eta * xi)
+True
+>>> G.function(xi * xi).is_zero()
+True
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Mapping
+
+import sympy
+
+from .errors import (
+    ChartError,
+    ChartMismatchError,
+    DegreeListError,
+    DuplicateCoordinateError,
+    ExpressionError,
+    NotHomogeneousError,
+    UnknownCoordinateError,
+)
+
+__all__ = ["Chart", "SuperFunction"]
+
+Terms = dict  # {tuple[int, ...]: sympy.Expr}
+
+
+# ---------------------------------------------------------------------------
+# the sparse kernel: pure functions on term dicts, shared by forms and functions
+
+
+def merge_sign(a: tuple, b: tuple):
+    """Sign and sorted union of two increasing odd-index tuples (``(0, None)`` if they meet).
+
+    The sign is that of the permutation bringing ``a + b`` to increasing order,
+    i.e. (-1) to the number of pairs (i in a, j in b) with i > j.
+    """
+    if not a:
+        return 1, b
+    if not b:
+        return 1, a
+    inversions = 0
+    for j in b:
+        for i in a:
+            if i == j:
+                return 0, None
+            if i > j:
+                inversions += 1
+    return (-1 if inversions & 1 else 1), tuple(sorted(a + b))
+
+
+def insert_sign(index: int, key: tuple):
+    """Sign and key of the product ``theta_index * theta_key`` (``(0, None)`` if index in key)."""
+    pos = 0
+    for i in key:
+        if i == index:
+            return 0, None
+        if i < index:
+            pos += 1
+    return (-1 if pos & 1 else 1), key[:pos] + (index,) + key[pos:]
+
+
+class Accumulator:
+    """Collects coefficient contributions per key and sums each once at the end.
+
+    Summing a list with one ``Add`` is much cheaper than repeated ``+``, and like
+    terms (e.g. a mixed partial and its negative) still cancel structurally.
+    """
+
+    __slots__ = ("parts",)
+
+    def __init__(self):
+        self.parts: dict = {}
+
+    def add(self, key, value):
+        if value == 0:
+            return
+        lst = self.parts.get(key)
+        if lst is None:
+            self.parts[key] = [value]
+        else:
+            lst.append(value)
+
+    def add_terms(self, terms: Mapping, factor=1):
+        for key, value in terms.items():
+            self.add(key, value if factor == 1 else factor * value)
+
+    def result(self) -> Terms:
+        out = {}
+        for key, lst in self.parts.items():
+            value = lst[0] if len(lst) == 1 else sympy.Add(*lst)
+            if value != 0:
+                out[key] = value
+        return out
+
+
+def add_terms(a: Mapping, b: Mapping, sign: int = 1) -> Terms:
+    acc = Accumulator()
+    acc.add_terms(a)
+    acc.add_terms(b, sign)
+    return acc.result()
+
+
+def scale_terms(a: Mapping, factor) -> Terms:
+    if factor == 0:
+        return {}
+    if factor == 1:
+        return dict(a)
+    out = {}
+    for key, value in a.items():
+        v = factor * value
+        if v != 0:
+            out[key] = v
+    return out
+
+
+def mul_terms(a: Mapping, b: Mapping) -> Terms:
+    """Supercommutative product of two term dicts."""
+    acc = Accumulator()
+    for ka, va in a.items():
+        for kb, vb in b.items():
+            sign, key = merge_sign(ka, kb)
+            if sign:
+                acc.add(key, sign * va * vb if sign < 0 else va * vb)
+    return acc.result()
+
+
+def odd_left_derivative(terms: Mapping, index: int) -> Terms:
+    """Left derivative by the odd coordinate of the given odd index."""
+    out = {}
+    for key, value in terms.items():
+        if index in key:
+            pos = key.index(index)
+            out[key[:pos] + key[pos + 1:]] = -value if pos & 1 else value
+    return out
+
+
+# ---------------------------------------------------------------------------
+# charts
+
+# Every symbol ever used as a chart coordinate.  A map's expressions may contain
+# parameters (a step size h, a mass m), but a coordinate of some *other* chart in
+# them is a mix-up of old and new coordinates, refused by the maps.
+KNOWN_COORDINATES: set = set()
+
+_NAME = re.compile(r"^[A-Za-z_\\][A-Za-z0-9_{}^\\']*$")
+
+
+def _split_names(names) -> list:
+    if isinstance(names, str):
+        parts = [s for s in re.split(r"[\s,]+", names.strip()) if s]
+    elif isinstance(names, Iterable):
+        parts = list(names)
+    else:
+        raise ChartError(
+            f"Chart names must be a string or a list of str/Symbol, got {names!r}"
+        )
+    out = []
+    for p in parts:
+        if isinstance(p, sympy.Symbol):
+            out.append(p.name)
+        elif isinstance(p, str) and p and _NAME.match(p):
+            out.append(p)
+        else:
+            raise ChartError(
+                f"Chart coordinate {p!r} is not a valid name; expected a str or sympy Symbol"
+            )
+    return out
+
+
+class Chart:
+    """A coordinate chart, optionally graded.
+
+    Parameters
+    ----------
+    names : str or sequence of str/Symbol
+        Coordinate names, split on spaces or commas when a string.
+    degrees : sequence of int, optional
+        One integer degree per coordinate (default all 0).  Coordinates of odd
+        degree anticommute and are ``Symbol(name, commutative=False)``.
+
+    Examples
+    --------
+    >>> import geomcheck as gc
+    >>> M = gc.Chart("q1 q2 p1 p2")
+    >>> M.dim, M.coords
+    (4, (q1, q2, p1, p2))
+    >>> M.is_graded
+    False
+    """
+
+    __slots__ = ("_coords", "_degrees", "_index", "_odd", "_even", "_odd_index", "_hash",
+                 "_tangent_shift", "_coord_set")
+
+    def __init__(self, names, degrees=None):
+        names = _split_names(names)
+        if not names:
+            raise ChartError("a Chart needs at least one coordinate")
+        seen = set()
+        for n in names:
+            if n in seen:
+                raise DuplicateCoordinateError(
+                    f"Chart coordinate name {n!r} appears twice in {names}; names must be distinct"
+                )
+            seen.add(n)
+        if degrees is None:
+            degrees = [0] * len(names)
+        degrees = list(degrees)
+        if len(degrees) != len(names):
+            raise DegreeListError(
+                f"Chart got {len(degrees)} degrees {degrees} for {len(names)} coordinates {names};"
+                " expected one integer degree per coordinate"
+            )
+        for deg in degrees:
+            if isinstance(deg, bool) or not isinstance(deg, (int, sympy.Integer)):
+                raise DegreeListError(f"Chart degree {deg!r} is not an integer; degrees: {degrees}")
+        degrees = tuple(int(d) for d in degrees)
+        coords = tuple(
+            sympy.Symbol(n, commutative=False) if d % 2 else sympy.Symbol(n)
+            for n, d in zip(names, degrees)
+        )
+        self._coords = coords
+        self._degrees = degrees
+        self._index = {c: i for i, c in enumerate(coords)}
+        self._coord_set = frozenset(coords)
+        KNOWN_COORDINATES.update(coords)
+        self._odd = tuple(c for c, d in zip(coords, degrees) if d % 2)
+        self._even = tuple(c for c, d in zip(coords, degrees) if not d % 2)
+        self._odd_index = {c: i for i, c in enumerate(self._odd)}
+        self._hash = hash((coords, degrees))
+        self._tangent_shift = None
+
+    # -- basic data
+    @property
+    def coords(self) -> tuple:
+        return self._coords
+
+    @property
+    def dim(self) -> int:
+        return len(self._coords)
+
+    @property
+    def degrees(self) -> tuple:
+        return self._degrees
+
+    @property
+    def odd(self) -> tuple:
+        """The odd (anticommuting) coordinates, in chart order."""
+        return self._odd
+
+    @property
+    def even(self) -> tuple:
+        return self._even
+
+    @property
+    def is_graded(self) -> bool:
+        return any(self._degrees)
+
+    @property
+    def coordinate_set(self) -> frozenset:
+        return self._coord_set
+
+    def index(self, coordinate) -> int:
+        """Position of a coordinate (Symbol or name) in the chart."""
+        if isinstance(coordinate, str):
+            for i, c in enumerate(self._coords):
+                if c.name == coordinate:
+                    return i
+        else:
+            i = self._index.get(coordinate)
+            if i is not None:
+                return i
+        raise UnknownCoordinateError(
+            f"{coordinate!r} is not a coordinate of {self!r}; its coordinates are "
+            f"{', '.join(c.name for c in self._coords)}"
+        )
+
+    def odd_index(self, coordinate) -> int:
+        i = self._odd_index.get(coordinate)
+        if i is None:
+            raise UnknownCoordinateError(
+                f"{coordinate!r} is not an odd coordinate of {self!r}; odd coordinates: "
+                f"{', '.join(c.name for c in self._odd) or 'none'}"
+            )
+        return i
+
+    def degree_of(self, coordinate) -> int:
+        return self._degrees[self.index(coordinate)]
+
+    # -- value semantics
+    def __eq__(self, other):
+        return (
+            isinstance(other, Chart)
+            and self._hash == other._hash
+            and self._coords == other._coords
+            and self._degrees == other._degrees
+        )
+
+    def __hash__(self):
+        return self._hash
+
+    def __repr__(self):
+        names = " ".join(c.name for c in self._coords)
+        if self.is_graded:
+            return f"Chart({names!r}, degrees={list(self._degrees)})"
+        return f"Chart({names!r})"
+
+    def _latex(self, printer=None):
+        parts = []
+        for c, d in zip(self._coords, self._degrees):
+            s = sympy.latex(c)
+            parts.append(f"{s}^{{[{d}]}}" if self.is_graded else s)
+        return r"\left(" + ", ".join(parts) + r"\right)"
+
+    def _repr_latex_(self):
+        return f"${self._latex()}$"
+
+    # -- constructions
+    def function(self, expr) -> "SuperFunction":
+        """The canonical superfunction of a sympy expression (read in the order written)."""
+        return SuperFunction.from_expr(self, expr)
+
+    def d(self, f):
+        """Exterior derivative of a function on an ordinary chart: a 1-form."""
+        from .forms import Form, d
+
+        if self.is_graded:
+            raise ChartMismatchError(
+                f"{self!r}.d(f) is the exterior derivative on an ordinary chart; this chart is"
+                " graded (use de_rham_vector_field on its T[1] shift instead)"
+            )
+        return d(Form.function(self, f))
+
+    def shifted_tangent(self) -> "Chart":
+        """T[1]M: this chart's coordinates and their differentials dx^i (degree 1)."""
+        if self.is_graded:
+            raise ChartMismatchError(f"shifted_tangent is defined here for ordinary charts, not {self!r}")
+        if self._tangent_shift is None:
+            names = [c.name for c in self._coords] + ["d" + c.name for c in self._coords]
+            self._tangent_shift = Chart(names, [0] * self.dim + [1] * self.dim)
+        return self._tangent_shift
+
+    def check_expression(self, expr, what="expression"):
+        """Sympify ``expr`` and refuse odd coordinates of *any* chart inside coefficients."""
+        try:
+            e = sympy.sympify(expr, strict=False)
+        except (sympy.SympifyError, TypeError) as exc:
+            raise ExpressionError(f"{what} {expr!r} is not a sympy expression") from exc
+        if not isinstance(e, sympy.Expr):
+            raise ExpressionError(f"{what} {expr!r} is not a scalar sympy expression (got {type(e).__name__})")
+        if not e.is_commutative:
+            raise ExpressionError(
+                f"{what} {e} contains anticommuting symbols; an even coefficient was expected"
+            )
+        return e
+
+
+# ---------------------------------------------------------------------------
+# superfunctions
+
+
+class SuperFunction:
+    """A function on a graded chart: a polynomial in the odd coordinates.
+
+    ``terms`` maps strictly increasing tuples of odd indices (positions in
+    ``chart.odd``) to nonzero coefficients in the even coordinates.
+    """
+
+    __slots__ = ("chart", "terms", "_hash")
+
+    def __init__(self, chart: Chart, terms: Mapping | None = None):
+        self.chart = chart
+        clean = {}
+        n = len(chart.odd)
+        for key, value in (terms or {}).items():
+            key = tuple(key)
+            if any(not (0 <= i < n) for i in key) or list(key) != sorted(set(key)):
+                raise ExpressionError(
+                    f"term key {key} is not a strictly increasing tuple of odd indices of {chart!r}"
+                )
+            v = chart.check_expression(value, "coefficient")
+            if v != 0:
+                clean[key] = v
+        self.terms = clean
+        self._hash = None
+
+    @classmethod
+    def _raw(cls, chart, terms):
+        obj = object.__new__(cls)
+        obj.chart = chart
+        obj.terms = terms
+        obj._hash = None
+        return obj
+
+    @classmethod
+    def from_expr(cls, chart: Chart, expr) -> "SuperFunction":
+        if isinstance(expr, SuperFunction):
+            _same_chart(chart, expr.chart, "function")
+            return expr
+        try:
+            e = sympy.sympify(expr, strict=False)
+        except (sympy.SympifyError, TypeError) as exc:
+            raise ExpressionError(f"{expr!r} is not a sympy expression") from exc
+        return cls._raw(chart, _read(chart, e))
+
+    # -- arithmetic
+    def _coerce(self, other):
+        if isinstance(other, SuperFunction):
+            _same_chart(self.chart, other.chart, "superfunction")
+            return other
+        return SuperFunction.from_expr(self.chart, other)
+
+    def __add__(self, other):
+        return SuperFunction._raw(self.chart, add_terms(self.terms, self._coerce(other).terms))
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return SuperFunction._raw(self.chart, add_terms(self.terms, self._coerce(other).terms, -1))
+
+    def __rsub__(self, other):
+        return self._coerce(other) - self
+
+    def __neg__(self):
+        return SuperFunction._raw(self.chart, scale_terms(self.terms, -1))
+
+    def __mul__(self, other):
+        return SuperFunction._raw(self.chart, mul_terms(self.terms, self._coerce(other).terms))
+
+    def __rmul__(self, other):
+        return SuperFunction._raw(self.chart, mul_terms(self._coerce(other).terms, self.terms))
+
+    # -- properties
+    def term_degrees(self) -> set:
+        return {_term_degree(self.chart, k, v) for k, v in self.terms.items()}
+
+    @property
+    def degree(self) -> int:
+        degs = self.term_degrees()
+        if len(degs) > 1:
+            raise NotHomogeneousError(
+                f"superfunction {self.expr} is not homogeneous: its terms have degrees {sorted(degs)}"
+            )
+        return degs.pop() if degs else 0
+
+    @property
+    def parity(self) -> int:
+        pars = {len(k) & 1 for k in self.terms}
+        if len(pars) > 1:
+            raise NotHomogeneousError(f"superfunction {self.expr} mixes even and odd terms")
+        return pars.pop() if pars else 0
+
+    def parity_parts(self):
+        """(even part, odd part)."""
+        even = {k: v for k, v in self.terms.items() if not len(k) & 1}
+        odd = {k: v for k, v in self.terms.items() if len(k) & 1}
+        return SuperFunction._raw(self.chart, even), SuperFunction._raw(self.chart, odd)
+
+    @property
+    def expr(self):
+        """The canonical sympy expression (odd symbols in increasing order)."""
+        odd = self.chart.odd
+        parts = []
+        for key in sorted(self.terms, key=lambda k: (len(k), k)):
+            parts.append(sympy.Mul(self.terms[key], *[odd[i] for i in key]))
+        return sympy.Add(*parts)
+
+    def coefficient(self, *odd_coords):
+        key = tuple(sorted(self.chart.odd_index(c) for c in odd_coords))
+        return self.terms.get(key, sympy.S.Zero)
+
+    def zero_decision(self, **budget):
+        from .zero import decide_all_zero
+
+        return decide_all_zero(self.terms, **budget)
+
+    def is_zero(self, **budget):
+        """True/False/None (undecided within the budget); never hangs."""
+        if not self.terms:
+            return True
+        return self.zero_decision(**budget).is_zero
+
+    def __eq__(self, other):
+        if isinstance(other, SuperFunction):
+            return self.chart == other.chart and self.terms == other.terms
+        return NotImplemented
+
+    def __hash__(self):
+        if self._hash is None:
+            self._hash = hash((self.chart, frozenset(self.terms.items())))
+        return self._hash
+
+    def __repr__(self):
+        return f"SuperFunction({self.expr})"
+
+    def _latex(self, printer=None):
+        from .latex import superfunction_latex
+
+        return superfunction_latex(self)
+
+    def _repr_latex_(self):
+        return f"${self._latex()}$"
+
+
+def _same_chart(a: Chart, b: Chart, what: str):
+    if a != b:
+        raise ChartMismatchError(f"cannot combine a {what} on {b!r} with one on {a!r}")
+
+
+def _term_degree(chart: Chart, key: tuple, coeff) -> int:
+    odd_deg = 0
+    if key:
+        odd_degrees = [d for d in chart.degrees if d % 2]
+        odd_deg = sum(odd_degrees[i] for i in key)
+    graded_even = [c for c, d in zip(chart.coords, chart.degrees) if d and not d % 2]
+    if not graded_even:
+        return odd_deg
+    present = [c for c in graded_even if coeff.has(c)]
+    if not present:
+        return odd_deg
+    weights = {c: chart.degree_of(c) for c in present}
+    try:
+        poly = sympy.Poly(sympy.expand(coeff), *present)
+    except sympy.PolynomialError as exc:
+        raise NotHomogeneousError(
+            f"coefficient {coeff} is not polynomial in the graded even coordinates {present}"
+        ) from exc
+    degs = {sum(w * e for w, e in zip(weights.values(), mon)) for mon in poly.monoms()}
+    if len(degs) > 1:
+        raise NotHomogeneousError(f"coefficient {coeff} mixes degrees {sorted(degs)}")
+    return odd_deg + degs.pop()
+
+
+def _read(chart: Chart, e) -> Terms:
+    """Read a sympy expression, in the order written, as canonical terms."""
+    if e.is_commutative:
+        if not isinstance(e, sympy.Expr):
+            raise ExpressionError(f"{e!r} is not a scalar expression on {chart!r}")
+        return {(): e} if e != 0 else {}
+    if isinstance(e, sympy.Symbol):
+        i = chart._odd_index.get(e)
+        if i is None:
+            raise UnknownCoordinateError(
+                f"anticommuting symbol {e} is not an odd coordinate of {chart!r}; odd coordinates:"
+                f" {', '.join(c.name for c in chart.odd) or 'none'}"
+            )
+        return {(i,): sympy.S.One}
+    if isinstance(e, sympy.Add):
+        acc = Accumulator()
+        for arg in e.args:
+            acc.add_terms(_read(chart, arg))
+        return acc.result()
+    if isinstance(e, sympy.Mul):
+        # sympy keeps commutative factors first and the rest in the order written
+        out = {(): sympy.S.One}
+        for arg in e.args:
+            out = mul_terms(out, _read(chart, arg))
+            if not out:
+                return {}
+        return out
+    if isinstance(e, sympy.Pow) and e.exp.is_Integer and e.exp > 0:
+        base = _read(chart, e.base)
+        out = {(): sympy.S.One}
+        for _ in range(int(e.exp)):
+            out = mul_terms(out, base)
+            if not out:
+                return {}
+        return out
+    raise ExpressionError(
+        f"{e} is not polynomial in the odd coordinates of {chart!r}; a superfunction must be a"
+        " polynomial in odd coordinates with even coefficients"
+    )

@@ -1,0 +1,52 @@
+"""The ``geomcheck`` command line.
+
+Exit status: 0 when everything asked for holds, 1 when a check fails, 2 for bad
+input (with a one-line message naming what was wrong).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from .errors import GeomcheckError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.exit(2, f"geomcheck: {message}\n")
+
+
+def _parser():
+    parser = _Parser(prog="geomcheck", description="Prove geometric properties of numerical schemes.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    demo = sub.add_parser("demo", help="certify a Hamiltonian flow symplectic and print its LaTeX derivation")
+    demo.add_argument("--latex", metavar="FILE", help="also write the derivation as a standalone LaTeX file")
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        if args.command == "demo":
+            if args.latex:
+                parent = os.path.dirname(os.path.abspath(args.latex))
+                if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+                    print(f"geomcheck: cannot write {args.latex}: {parent} is not a writable directory", file=sys.stderr)
+                    return 2
+            from .demo import run
+
+            return run(latex_file=args.latex)
+    except GeomcheckError as exc:
+        print(f"geomcheck: {exc}", file=sys.stderr)
+        return 2
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

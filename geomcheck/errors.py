@@ -1,0 +1,84 @@
+"""The one exception hierarchy of geomcheck.
+
+Every error names the offending object and what was expected.  Each class also
+derives from the builtin exception a Python user would reach for (``ValueError``,
+``TypeError``) so that ``except ValueError`` keeps working.
+"""
+
+__all__ = [
+    "GeomcheckError",
+    "ChartError",
+    "DuplicateCoordinateError",
+    "DegreeListError",
+    "UnknownCoordinateError",
+    "ChartMismatchError",
+    "MixedDegreeError",
+    "NotHomogeneousError",
+    "ExpressionError",
+    "MapError",
+    "ImplicitMapError",
+    "DegenerateFormError",
+    "NotContactError",
+    "NotClosedError",
+    "BudgetExceeded",
+]
+
+
+class GeomcheckError(Exception):
+    """Base class of every error raised by geomcheck."""
+
+
+class ChartError(GeomcheckError, ValueError):
+    """A chart was specified wrongly."""
+
+
+class DuplicateCoordinateError(ChartError):
+    """Two coordinates of a chart have the same name."""
+
+
+class DegreeListError(ChartError):
+    """The degrees given for a graded chart do not match its coordinates."""
+
+
+class UnknownCoordinateError(GeomcheckError, ValueError):
+    """A symbol was used as a coordinate of a chart it does not belong to."""
+
+
+class ChartMismatchError(GeomcheckError, ValueError):
+    """Objects living on different charts were combined."""
+
+
+class MixedDegreeError(GeomcheckError, ValueError):
+    """A degree was asked of a form or function that is not homogeneous."""
+
+
+class NotHomogeneousError(MixedDegreeError):
+    """A vector field or superfunction is not homogeneous in degree."""
+
+
+class ExpressionError(GeomcheckError, TypeError):
+    """An expression cannot be read as a function of the required kind."""
+
+
+class MapError(GeomcheckError, ValueError):
+    """A map between charts was specified wrongly."""
+
+
+class ImplicitMapError(MapError):
+    """Equations do not determine the new coordinates of an implicit map."""
+
+
+class DegenerateFormError(GeomcheckError, ValueError):
+    """A 2-form that had to be non-degenerate is degenerate."""
+
+
+class NotContactError(GeomcheckError, ValueError):
+    """A 1-form that had to be a contact form is not one."""
+
+
+class NotClosedError(GeomcheckError, ValueError):
+    """A form that had to be closed is not closed."""
+
+
+class BudgetExceeded(GeomcheckError, TimeoutError):
+    """A computation ran out of its time budget (internal: callers turn it into 'unknown')."""

@@ -1,0 +1,507 @@
+"""Differential forms on an ordinary chart, as functions on T[1]M.
+
+A k-form ``sum_I w_I dx^I`` is stored as ``{I: w_I}`` with I a strictly
+increasing tuple of coordinate indices (the odd coordinate dx^i of T[1]M has
+index i), so the wedge product is the supercommutative product of
+:mod:`geomcheck.algebra`.  The Lie derivative is computed by the classical
+component formula ``L_X(w_I dx^I) = X(w_I) dx^I + w_I sum_r dx^i1 ^ .. ^ d(X^ir) ^ .. ^ dx^ik``,
+independently of Cartan's formula (:func:`lie_cartan`), so that comparing them
+is a real check.
+
+>>> import geomcheck as gc
+>>> M = gc.Chart("q p")
+>>> q, p = M.coords
+>>> w = M.d(q) ^ M.d(p)
+>>> w.degree, w.components
+(2, {(0, 1): 1})
+>>> X = gc.hamiltonian_vector_field(p**2/2 + q**4/4, w)
+>>> gc.lie(X, w).is_zero()
+True
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import sympy
+
+from .algebra import Accumulator, Chart, SuperFunction, add_terms, insert_sign, merge_sign, mul_terms, scale_terms
+from .calculus import diff, free_coordinates
+from .errors import (
+    ChartMismatchError,
+    ExpressionError,
+    MixedDegreeError,
+    NotClosedError,
+    UnknownCoordinateError,
+)
+from .fields import VectorField, bracket
+
+__all__ = ["Form", "d", "interior", "lie", "lie_cartan", "is_closed", "primitive"]
+
+
+def _sort_key(key: tuple):
+    """Sign and increasing form of an index tuple (sign 0 when an index repeats)."""
+    if len(set(key)) != len(key):
+        return 0, None
+    sign = 1
+    lst = list(key)
+    for i in range(len(lst)):
+        for j in range(len(lst) - 1 - i):
+            if lst[j] > lst[j + 1]:
+                lst[j], lst[j + 1] = lst[j + 1], lst[j]
+                sign = -sign
+    return sign, tuple(lst)
+
+
+class Form:
+    """A differential form on an ordinary chart.
+
+    Parameters
+    ----------
+    chart : Chart
+        An ordinary (ungraded) chart.
+    components : dict
+        ``{tuple of coordinate indices or coordinates: coefficient}``; keys need not
+        be sorted (they are sorted with the permutation's sign; repeated indices give 0).
+
+    Notes
+    -----
+    ``dependence`` is set on forms obtained by pulling back through an implicit
+    map: their coefficients then contain the implicit map's unknowns, which are
+    functions of the coordinates; derivatives use the implicit function theorem
+    and zero tests evaluate on the solution manifold.
+    """
+
+    __slots__ = ("chart", "terms", "_deg", "dependence", "_hash")
+
+    def __init__(self, chart: Chart, components: Mapping | None = None):
+        _require_ordinary(chart)
+        self.chart = chart
+        acc = Accumulator()
+        for key, value in (components or {}).items():
+            if not isinstance(key, tuple):
+                key = (key,)
+            idx = tuple(k if isinstance(k, int) and not isinstance(k, bool) else chart.index(k) for k in key)
+            for i in idx:
+                if not 0 <= i < chart.dim:
+                    raise UnknownCoordinateError(f"form index {i} is out of range for {chart!r}")
+            sign, sorted_key = _sort_key(idx)
+            if sign:
+                v = chart.check_expression(value, f"coefficient of {key}")
+                acc.add(sorted_key, v if sign > 0 else -v)
+        self.terms = acc.result()
+        self._deg = None
+        self.dependence = ()
+        self._hash = None
+
+    @classmethod
+    def _raw(cls, chart, terms, deg=None, dependence=()):
+        obj = object.__new__(cls)
+        obj.chart = chart
+        obj.terms = terms
+        obj._deg = deg
+        obj.dependence = dependence
+        obj._hash = None
+        return obj
+
+    @classmethod
+    def function(cls, chart: Chart, f) -> "Form":
+        """The 0-form of a function."""
+        _require_ordinary(chart)
+        e = chart.check_expression(f, "function")
+        return cls._raw(chart, {(): e} if e != 0 else {}, 0)
+
+    # -- data
+    @property
+    def components(self) -> dict:
+        """``{increasing index tuple: structurally nonzero coefficient}``."""
+        return dict(self.terms)
+
+    @property
+    def degrees(self) -> set:
+        """The set of degrees of the nonzero components."""
+        return {len(k) for k in self.terms}
+
+    @property
+    def degree(self) -> int:
+        degs = self.degrees
+        if len(degs) > 1:
+            raise MixedDegreeError(f"form {self} has components of degrees {sorted(degs)}; it has no single degree")
+        if degs:
+            return degs.pop()
+        if self._deg is not None:
+            return self._deg
+        return 0
+
+    def homogeneous_part(self, k: int) -> "Form":
+        return self._new({key: v for key, v in self.terms.items() if len(key) == k}, k)
+
+    def coefficient(self, *coords):
+        """The coefficient of ``dx^{i1} ^ ... ^ dx^{ik}`` (coordinates in any order, with sign)."""
+        sign, key = _sort_key(tuple(self.chart.index(c) for c in coords))
+        if not sign:
+            return sympy.S.Zero
+        v = self.terms.get(key, sympy.S.Zero)
+        return v if sign > 0 else -v
+
+    def as_superfunction(self) -> SuperFunction:
+        """This form as a function on T[1]M (``chart.shifted_tangent()``)."""
+        return SuperFunction._raw(self.chart.shifted_tangent(), dict(self.terms))
+
+    @classmethod
+    def from_superfunction(cls, chart: Chart, f: SuperFunction) -> "Form":
+        if f.chart != chart.shifted_tangent():
+            raise ChartMismatchError(f"{f!r} is not a function on T[1] of {chart!r}")
+        return cls._raw(chart, dict(f.terms))
+
+    def _new(self, terms, deg=None, dependence=None):
+        return Form._raw(self.chart, terms, deg, self.dependence if dependence is None else dependence)
+
+    # -- arithmetic
+    def _coerce(self, other) -> "Form":
+        if isinstance(other, Form):
+            if other.chart != self.chart:
+                raise ChartMismatchError(f"cannot combine a form on {other.chart!r} with a form on {self.chart!r}")
+            return other
+        if isinstance(other, (VectorField, SuperFunction)):
+            raise ExpressionError(f"cannot combine a form with a {type(other).__name__}")
+        return Form.function(self.chart, other)
+
+    def _deps(self, other):
+        if not other.dependence:
+            return self.dependence
+        if not self.dependence:
+            return other.dependence
+        return tuple(dict.fromkeys(self.dependence + other.dependence))
+
+    def _sum_degree(self, other):
+        return self._deg if self._deg == other._deg else None
+
+    def __add__(self, other):
+        o = self._coerce(other)
+        return self._new(add_terms(self.terms, o.terms), self._sum_degree(o), self._deps(o))
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        o = self._coerce(other)
+        return self._new(add_terms(self.terms, o.terms, -1), self._sum_degree(o), self._deps(o))
+
+    def __rsub__(self, other):
+        return self._coerce(other) - self
+
+    def __neg__(self):
+        return self._new(scale_terms(self.terms, -1), self._deg)
+
+    def __mul__(self, f):
+        if isinstance(f, Form):
+            raise ExpressionError("multiply forms with ^ (the wedge product), not *")
+        if isinstance(f, (VectorField, SuperFunction)):
+            return NotImplemented
+        e = self.chart.check_expression(f, "factor")
+        return self._new(scale_terms(self.terms, e), self._deg)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, f):
+        e = self.chart.check_expression(f, "divisor")
+        if e == 0:
+            raise ZeroDivisionError(f"form {self} divided by zero")
+        return self * (1 / e)
+
+    def __xor__(self, other):
+        """Wedge product."""
+        o = self._coerce(other)
+        deg = None if self._deg is None or o._deg is None else self._deg + o._deg
+        return self._new(mul_terms(self.terms, o.terms), deg, self._deps(o))
+
+    def __rxor__(self, other):
+        return self._coerce(other).__xor__(self)
+
+    def __call__(self, *fields):
+        """Evaluate a k-form on k vector fields: ``w(X, Y) = i_Y i_X w``."""
+        out = self
+        for X in fields:
+            out = interior(X, out)
+        if out.degrees - {0}:
+            raise MixedDegreeError(f"form {self} evaluated on {len(fields)} fields is not a function")
+        return out.terms.get((), sympy.S.Zero)
+
+    # -- decisions
+    def zero_decision(self, **budget):
+        from .zero import decide_all_zero
+
+        relations = tuple(dep.relation for dep in self.dependence)
+        if relations:
+            budget.setdefault("relations", relations)
+        return decide_all_zero(self.terms, **budget)
+
+    def is_zero(self, **budget):
+        """True/False, or None when undecided within the time budget (never hangs)."""
+        if not self.terms:
+            return True
+        return self.zero_decision(**budget).is_zero
+
+    def __eq__(self, other):
+        if isinstance(other, Form):
+            return self.chart == other.chart and self.terms == other.terms
+        return NotImplemented
+
+    def __hash__(self):
+        if self._hash is None:
+            self._hash = hash((self.chart, frozenset(self.terms.items())))
+        return self._hash
+
+    def __repr__(self):
+        return f"Form({self})"
+
+    def __str__(self):
+        if not self.terms:
+            return "0"
+        names = [c.name for c in self.chart.coords]
+        parts = []
+        for key in sorted(self.terms, key=lambda k: (len(k), k)):
+            diff_str = "^".join("d" + names[i] for i in key)
+            c = self.terms[key]
+            if not key:
+                parts.append(str(c))
+            elif c == 1:
+                parts.append(diff_str)
+            else:
+                parts.append(f"({c})*{diff_str}")
+        return " + ".join(parts)
+
+    def _latex(self, printer=None):
+        from .latex import form_latex
+
+        return form_latex(self)
+
+    def _repr_latex_(self):
+        return f"${self._latex()}$"
+
+
+def _require_ordinary(chart):
+    if not isinstance(chart, Chart):
+        raise ExpressionError(f"a Chart was expected, got {chart!r}")
+    if chart.is_graded:
+        raise ChartMismatchError(
+            f"differential forms live on ordinary charts; {chart!r} is graded (use its functions directly)"
+        )
+
+
+def _require_form(a, what):
+    if not isinstance(a, Form):
+        raise ExpressionError(f"{what} expects a Form, got {type(a).__name__} {a!r}")
+
+
+def _require_field(X, a):
+    if not isinstance(X, VectorField):
+        raise ExpressionError(f"expected a VectorField, got {type(X).__name__} {X!r}")
+    if X.chart != a.chart:
+        raise ChartMismatchError(f"vector field on {X.chart!r} used with a form on {a.chart!r}")
+
+
+# ---------------------------------------------------------------------------
+# derivatives of coefficients (total derivatives when the form depends on
+# unknowns of an implicit map)
+
+
+def _dependence_table(form: Form) -> dict:
+    table = {}
+    for dep in form.dependence:
+        table.update(dep.derivatives)
+    return table
+
+
+def coefficient_gradient(c, chart: Chart, table: Mapping) -> list:
+    """``[(j, dc/dx_j)]`` for every coordinate index j the derivative may not vanish for."""
+    index = chart._index
+    grad = {}
+    coords = chart.coordinate_set
+    # a large sum is differentiated term by term, each term only by the coordinates
+    # it contains, so a gradient costs O(size) and not O(size * dim)
+    for part in (c.args if isinstance(c, sympy.Add) and len(c.args) > 4 else (c,)):
+        for x in free_coordinates(part, coords):
+            dx = diff(part, x)
+            if dx != 0:
+                grad.setdefault(index[x], []).append(dx)
+    if table:
+        for u in c.free_symbols:
+            row = table.get(u)
+            if row is None:
+                continue
+            du = diff(c, u)
+            if du == 0:
+                continue
+            for j, z in row.items():
+                grad.setdefault(j, []).append(du * z)
+    return [(j, sympy.Add(*v)) for j, v in grad.items()]
+
+
+# ---------------------------------------------------------------------------
+# operations
+
+
+def d(a: Form) -> Form:
+    """Exterior derivative: the de Rham vector field ``dx^i d/dx^i`` acting on T[1]M."""
+    _require_form(a, "d")
+    table = _dependence_table(a)
+    acc = Accumulator()
+    for key, c in a.terms.items():
+        for j, dc in coefficient_gradient(c, a.chart, table):
+            sign, new = insert_sign(j, key)
+            if sign:
+                acc.add(new, dc if sign > 0 else -dc)
+    deg = None if a._deg is None and len(a.degrees) != 1 else a.degree + 1
+    return a._new(acc.result(), deg)
+
+
+def interior(X: VectorField, a: Form) -> Form:
+    """Interior product ``i_X a`` (the degree -1 derivation ``X^i d/d(dx^i)``)."""
+    _require_form(a, "interior")
+    _require_field(X, a)
+    comps = X.component_terms()
+    acc = Accumulator()
+    for key, c in a.terms.items():
+        for pos, i in enumerate(key):
+            comp = comps.get(i)
+            if comp is None:
+                continue
+            v = comp[()] * c
+            acc.add(key[:pos] + key[pos + 1:], -v if pos & 1 else v)
+    deg = None if a._deg is None and len(a.degrees) != 1 else a.degree - 1
+    return a._new(acc.result(), deg)
+
+
+def _lie_form(X: VectorField, a: Form) -> Form:
+    """Lie derivative by the classical component formula (not Cartan's)."""
+    _require_field(X, a)
+    chart = a.chart
+    table = _dependence_table(a)
+    comps = X.component_terms()
+    dX = {}  # i -> [(j, d X^i / d x^j)], computed once per component
+
+    def grad_component(i):
+        g = dX.get(i)
+        if g is None:
+            comp = comps.get(i)
+            g = coefficient_gradient(comp[()], chart, {}) if comp else []
+            dX[i] = g
+        return g
+
+    acc = Accumulator()
+    for key, c in a.terms.items():
+        # X(w_I) dx^I
+        for j, dc in coefficient_gradient(c, chart, table):
+            comp = comps.get(j)
+            if comp is not None:
+                acc.add(key, comp[()] * dc)
+        # w_I dx^i1 ^ .. ^ d(X^ir) ^ .. ^ dx^ik
+        for r, i in enumerate(key):
+            rest = key[:r] + key[r + 1:]
+            for j, dxi in grad_component(i):
+                sign, new = insert_sign(j, rest)
+                if sign:
+                    v = c * dxi
+                    acc.add(new, v if (sign > 0) == (r % 2 == 0) else -v)
+    return a._new(acc.result(), a._deg)
+
+
+def lie(X: VectorField, a):
+    """Lie derivative of a function, form, superfunction or vector field along X.
+
+    Forms use the classical component formula (see the module docstring); vector
+    fields the (graded) bracket; functions ``X(f)``.
+    """
+    if isinstance(a, Form):
+        return _lie_form(X, a)
+    if isinstance(a, VectorField):
+        return bracket(X, a)
+    if not isinstance(X, VectorField):
+        raise ExpressionError(f"lie expects a VectorField first, got {type(X).__name__}")
+    return X(a)
+
+
+def lie_cartan(X: VectorField, a: Form) -> Form:
+    """Lie derivative through Cartan's formula ``L_X = d i_X + i_X d``."""
+    _require_form(a, "lie_cartan")
+    return d(interior(X, a)) + interior(X, d(a))
+
+
+def is_closed(a: Form, **budget):
+    """True/False/None: whether ``d a == 0``."""
+    _require_form(a, "is_closed")
+    return d(a).is_zero(**budget)
+
+
+def primitive(a: Form, center=None, check=True) -> Form:
+    """A primitive of a closed form on a star-shaped chart, by the homotopy operator.
+
+    ``K w = sum_I sum_r (-1)^r (int_0^1 t^(k-1) w_I(c + t (x - c)) dt) (x^ir - c^ir) dx^(I without ir)``
+    satisfies ``d K w = w`` for closed ``w`` of degree ``k >= 1``.
+
+    Parameters
+    ----------
+    a : Form
+        A closed form of a single degree k >= 1.
+    center : dict or sequence, optional
+        The centre c of the star-shaped domain (default the origin).
+    check : bool
+        Refuse forms that are not closed (``NotClosedError`` with the nonzero ``d a``).
+
+    Examples
+    --------
+    >>> import geomcheck as gc
+    >>> M = gc.Chart("x y")
+    >>> x, y = M.coords
+    >>> w = M.d(x) ^ M.d(y)
+    >>> theta = gc.primitive(w)
+    >>> theta
+    Form((-y/2)*dx + (x/2)*dy)
+    >>> (gc.d(theta) - w).is_zero()
+    True
+    """
+    _require_form(a, "primitive")
+    if a.dependence:
+        raise ExpressionError("primitive of a form depending on implicit unknowns is not supported")
+    k = a.degree
+    if k == 0:
+        if not a.terms:
+            return a
+        raise MixedDegreeError(f"a 0-form {a} has no primitive; a form of degree >= 1 was expected")
+    if check:
+        da = d(a)
+        closed = da.is_zero()
+        if closed is False:
+            raise NotClosedError(f"form {a} is not closed: d of it is {da}; only closed forms have primitives")
+    chart = a.chart
+    coords = chart.coords
+    if center is None:
+        c = [sympy.S.Zero] * chart.dim
+    elif isinstance(center, Mapping):
+        c = [sympy.sympify(center.get(x, 0)) for x in coords]
+    else:
+        c = [sympy.sympify(v) for v in center]
+        if len(c) != chart.dim:
+            raise ExpressionError(f"center has {len(c)} entries; expected {chart.dim} for {chart!r}")
+    t = sympy.Dummy("t")
+    acc = Accumulator()
+    for key, w in a.terms.items():
+        radial = _radial_integral(w, coords, c, t, k)
+        for r, i in enumerate(key):
+            v = radial * (coords[i] - c[i])
+            acc.add(key[:r] + key[r + 1:], -v if r & 1 else v)
+    return a._new(acc.result(), k - 1)
+
+
+def _radial_integral(w, coords, c, t, k):
+    """``int_0^1 t^(k-1) w(c + t (x - c)) dt``, monomial by monomial for polynomials."""
+    if w.is_polynomial(*coords):
+        ys = [sympy.Dummy("y%d" % n) for n in range(len(coords))]
+        shifted = w.xreplace({x: ci + y for x, ci, y in zip(coords, c, ys)})
+        out = []
+        for mon, coeff in sympy.Poly(shifted, *ys).terms():
+            out.append(coeff * sympy.Mul(*[y**e for y, e in zip(ys, mon)]) / (sum(mon) + k))
+        return sympy.Add(*out).xreplace({y: x - ci for y, x, ci in zip(ys, coords, c)})
+    integrand = t ** (k - 1) * w.subs({x: ci + t * (x - ci) for x, ci in zip(coords, c)}, simultaneous=True)
+    return sympy.integrate(integrand, (t, 0, 1), conds="none")

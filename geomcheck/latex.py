@@ -1,0 +1,155 @@
+"""LaTeX for every geomcheck object, and typeset derivations.
+
+``latex(obj)`` uses the object's ``_latex`` hook (so ``sympy.latex`` works on
+them too); forms print with ``\\wedge`` and named differentials ``\\mathrm{d}q_{1}``.
+
+>>> import geomcheck as gc
+>>> M = gc.Chart("q p")
+>>> q, p = M.coords
+>>> gc.latex(M.d(q) ^ M.d(p))
+'\\\\mathrm{d}q \\\\wedge \\\\mathrm{d}p'
+>>> gc.latex(2 * q * M.d(p))
+'2 q \\\\, \\\\mathrm{d}p'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy
+
+__all__ = ["latex", "Derivation", "document"]
+
+
+def latex(obj) -> str:
+    """LaTeX of a geomcheck object or sympy expression (math mode, no delimiters)."""
+    hook = getattr(obj, "_latex", None)
+    if hook is not None and not isinstance(obj, sympy.Basic):
+        return hook(None)
+    return sympy.latex(obj)
+
+
+def _signed_terms(items):
+    """Join (coefficient, tail) pairs as a signed sum; coefficient 1 and -1 are elided."""
+    out = []
+    for coeff, tail in items:
+        neg = coeff.could_extract_minus_sign()
+        c = -coeff if neg else coeff
+        if not tail:
+            body = sympy.latex(c)
+        elif c == 1:
+            body = tail
+        else:
+            cl = sympy.latex(c)
+            if isinstance(c, sympy.Add):
+                cl = r"\left(" + cl + r"\right)"
+            body = cl + r" \, " + tail
+        if not out:
+            out.append(("- " if neg else "") + body)
+        else:
+            out.append((" - " if neg else " + ") + body)
+    return "".join(out) if out else "0"
+
+
+def differential(symbol) -> str:
+    return r"\mathrm{d}" + sympy.latex(symbol)
+
+
+def form_latex(form) -> str:
+    coords = form.chart.coords
+    items = []
+    for key in sorted(form.terms, key=lambda k: (len(k), k)):
+        tail = r" \wedge ".join(differential(coords[i]) for i in key)
+        items.append((form.terms[key], tail))
+    return _signed_terms(items)
+
+
+def superfunction_latex(f) -> str:
+    odd = f.chart.odd
+    items = []
+    for key in sorted(f.terms, key=lambda k: (len(k), k)):
+        items.append((f.terms[key], " ".join(sympy.latex(odd[i]) for i in key)))
+    return _signed_terms(items)
+
+
+def vector_field_latex(X) -> str:
+    coords = X.chart.coords
+    items = []
+    for i in sorted(X.component_terms()):
+        partial = r"\frac{\partial}{\partial " + sympy.latex(coords[i]) + "}"
+        terms = X.component_terms()[i]
+        if list(terms) == [()]:
+            items.append((terms[()], partial))
+        else:
+            from .algebra import SuperFunction
+
+            body = superfunction_latex(SuperFunction._raw(X.chart, terms))
+            items.append((sympy.S.One, r"\left(" + body + r"\right) " + partial))
+    return _signed_terms(items)
+
+
+def map_latex(phi) -> str:
+    lines = []
+    for y, e in zip(phi.target_symbols, phi.exprs):
+        lines.append(sympy.latex(y) + r" &\mapsto " + sympy.latex(e))
+    return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"
+
+
+def implicit_map_latex(psi) -> str:
+    lines = [sympy.latex(e) + r" &= 0" for e in psi.equations]
+    return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"
+
+
+def document(body: str) -> str:
+    """A standalone LaTeX document around a body of derivations."""
+    return (
+        "\\documentclass{article}\n\\usepackage{amsmath,amssymb}\n\\begin{document}\n"
+        + body
+        + "\n\\end{document}\n"
+    )
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a derivation: a sentence and a displayed formula."""
+
+    text: str
+    math: str = ""
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """A typeset derivation: a title, steps and a conclusion.
+
+    ``latex()`` gives a fragment for a paper; ``document()`` a standalone file.
+    """
+
+    title: str
+    steps: tuple = field(default_factory=tuple)
+    conclusion: str = ""
+
+    def add(self, text: str, math: str = "") -> "Derivation":
+        return Derivation(self.title, self.steps + (Step(text, math),), self.conclusion)
+
+    def concluding(self, conclusion: str) -> "Derivation":
+        return Derivation(self.title, self.steps, conclusion)
+
+    def latex(self) -> str:
+        out = [r"\paragraph{" + self.title + "}"]
+        for s in self.steps:
+            out.append(s.text)
+            if s.math:
+                out.append(r"\begin{align*}" + s.math + r"\end{align*}")
+        if self.conclusion:
+            out.append(self.conclusion)
+        return "\n".join(out) + "\n"
+
+    def document(self) -> str:
+        return document(self.latex())
+
+    def __str__(self):
+        lines = [self.title]
+        lines += [f"  {s.text}" for s in self.steps]
+        if self.conclusion:
+            lines.append(f"  {self.conclusion}")
+        return "\n".join(lines)

@@ -1,0 +1,441 @@
+"""Maps between charts, explicit and implicit; pullbacks and restrictions.
+
+``Map(M, N, exprs)`` gives N's coordinates as expressions in M's.  An
+``ImplicitMap(M, N, equations)`` defines them by ``equations == 0``; its
+derivatives come from the implicit function theorem through one sparse linear
+solve (no symbolic inverse).  Pulling a form back through an implicit map gives a
+form whose coefficients contain the map's unknowns (the new coordinates and any
+auxiliary stage variables); such a form remembers that dependence, so that its
+derivatives are total derivatives and its zero test runs on the solution manifold.
+
+>>> import geomcheck as gc, sympy
+>>> M = gc.Chart("q p")
+>>> q, p = M.coords
+>>> h = sympy.Symbol("h")
+>>> phi = gc.Map(M, M, [q + h * p, p])              # a shear
+>>> w = M.d(q) ^ M.d(p)
+>>> gc.pullback(w, phi) == w
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import sympy
+
+from .algebra import KNOWN_COORDINATES, Accumulator, Chart, mul_terms
+from .calculus import diff, free_coordinates
+from .errors import ChartMismatchError, ExpressionError, ImplicitMapError, MapError
+from .forms import Form, _require_ordinary, coefficient_gradient
+from .linalg import SingularSystem, solve_sparse
+
+__all__ = ["Map", "ImplicitMap", "compose", "pullback", "restrict", "submanifold_parametrization"]
+
+
+def _substitute(expr, mapping: Mapping):
+    """Simultaneous substitution that stays valid inside derivatives."""
+    if not mapping:
+        return expr
+    if expr.has(sympy.Derivative, sympy.Subs):
+        return expr.subs(mapping, simultaneous=True)
+    return expr.xreplace(mapping)
+
+
+def _check_symbols(owner: str, exprs, allowed: frozenset, parameters):
+    """Refuse coordinates of other charts (and undeclared symbols when parameters are given)."""
+    for k, e in exprs:
+        syms = e.free_symbols
+        if parameters is None:
+            foreign = {s for s in syms - allowed if s in KNOWN_COORDINATES}
+        else:
+            foreign = syms - allowed - set(parameters)
+        if foreign:
+            names = ", ".join(sorted(str(s) for s in foreign))
+            raise MapError(
+                f"{owner}: the expression for {k} ({e}) contains {names}, which "
+                f"{'are' if len(foreign) > 1 else 'is'} not "
+                f"{'coordinates of the source chart or declared parameters' if parameters is not None else 'a coordinate of the source chart but of another chart'};"
+                f" expected expressions in {', '.join(str(s) for s in sorted(allowed, key=str))}"
+                " (and constant parameters such as a step size)"
+            )
+
+
+class Map:
+    """An explicit map ``M -> N``: N's coordinates as expressions in M's.
+
+    Parameters
+    ----------
+    source, target : Chart
+    exprs : sequence (in target-coordinate order) or dict {target coordinate: expression}
+    parameters : sequence of Symbol, optional
+        Constant symbols the expressions may contain.  When omitted, any symbol that
+        is not a coordinate of some chart counts as a parameter; a coordinate of
+        another chart (e.g. N's when N is not M) is refused either way.
+    """
+
+    def __init__(self, source: Chart, target: Chart, exprs, parameters=None):
+        _require_ordinary(source)
+        _require_ordinary(target)
+        if isinstance(exprs, Mapping):
+            missing = [y for y in target.coords if y not in exprs]
+            extra = [k for k in exprs if k not in target.coordinate_set]
+            if missing or extra:
+                raise MapError(
+                    f"Map to {target!r} needs exactly one expression per target coordinate;"
+                    f" missing {missing}, unknown {extra}"
+                )
+            values = [exprs[y] for y in target.coords]
+        else:
+            values = list(exprs)
+        if len(values) != target.dim:
+            raise MapError(
+                f"Map from {source!r} to {target!r} got {len(values)} expressions; expected"
+                f" {target.dim}, one per target coordinate"
+            )
+        self.source = source
+        self.target = target
+        self.exprs = tuple(source.check_expression(v, f"Map expression for {y}") for y, v in zip(target.coords, values))
+        self.parameters = None if parameters is None else tuple(parameters)
+        _check_symbols("Map", zip(target.coords, self.exprs), source.coordinate_set, self.parameters)
+        self._jacobian = None
+
+    @property
+    def target_symbols(self):
+        return self.target.coords
+
+    def substitution(self) -> dict:
+        """``{target coordinate: expression}``."""
+        return dict(zip(self.target.coords, self.exprs))
+
+    def __call__(self, f):
+        """The composite ``f o phi`` of a function on the target."""
+        return _substitute(sympy.sympify(f), self.substitution())
+
+    def jacobian(self) -> dict:
+        """Sparse Jacobian ``{(i, j): d phi^i / d x^j}`` (nonzero entries)."""
+        if self._jacobian is None:
+            jac = {}
+            index = self.source._index
+            for i, e in enumerate(self.exprs):
+                for x in free_coordinates(e, self.source.coordinate_set):
+                    v = diff(e, x)
+                    if v != 0:
+                        jac[(i, index[x])] = v
+            self._jacobian = jac
+        return self._jacobian
+
+    def jacobian_matrix(self) -> sympy.Matrix:
+        J = sympy.zeros(self.target.dim, self.source.dim)
+        for (i, j), v in self.jacobian().items():
+            J[i, j] = v
+        return J
+
+    def differentials(self) -> list:
+        """``[d phi^i]`` as sparse term dicts of 1-forms on the source."""
+        rows = [dict() for _ in range(self.target.dim)]
+        for (i, j), v in self.jacobian().items():
+            rows[i][(j,)] = v
+        return rows
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, Map)
+            and (self.source, self.target, self.exprs) == (other.source, other.target, other.exprs)
+        )
+
+    def __hash__(self):
+        return hash((self.source, self.target, self.exprs))
+
+    def __repr__(self):
+        body = ", ".join(f"{y} -> {e}" for y, e in zip(self.target.coords, self.exprs))
+        return f"Map({body})"
+
+    def _latex(self, printer=None):
+        from .latex import map_latex
+
+        return map_latex(self)
+
+    def _repr_latex_(self):
+        return f"${self._latex()}$"
+
+
+@dataclass(frozen=True, eq=False)
+class Dependence:
+    """How the unknowns of an implicit map depend on the source coordinates.
+
+    ``derivatives[u][j]`` is du/dx_j (possibly containing the unknowns);
+    ``relation`` is the zero-test relation that fixes the unknowns.
+    """
+
+    relation: object
+    derivatives: Mapping
+
+
+class ImplicitMap:
+    """A map ``M -> N`` whose new coordinates are defined by ``equations == 0``.
+
+    Parameters
+    ----------
+    source, target : Chart
+    equations : sequence of expressions
+        As many as unknowns (new coordinates plus auxiliary unknowns).
+    new : sequence of Symbol, optional
+        The symbols standing for the target coordinates in the equations.  Defaults
+        to the target's coordinates; required when the target shares coordinates with
+        the source (e.g. a one-step map M -> M), where e.g. ``Q1, P1`` name the new values.
+    auxiliary : sequence of Symbol
+        Further unknowns fixed by the equations (internal stages of a scheme).
+    parameters : sequence of Symbol, optional
+        Constant symbols (as for :class:`Map`).
+    guess : dict, optional
+        ``{unknown: expression in the source coordinates}`` near which the solution is
+        sought numerically (default: the source coordinate at the same position for the
+        new coordinates when the dimensions agree, 0 for auxiliary unknowns).
+    step : Symbol, optional
+        A small parameter (default: a parameter named ``h``); numeric checks take it small.
+
+    Raises
+    ------
+    ImplicitMapError
+        Wrong number of equations, or a Jacobian with respect to the unknowns that is
+        singular (the equations do not determine the new coordinates).
+    """
+
+    def __init__(self, source: Chart, target: Chart, equations, new=None, auxiliary=(), parameters=None,
+                 guess=None, step=None):
+        _require_ordinary(source)
+        _require_ordinary(target)
+        eqs = tuple(source.check_expression(e, "ImplicitMap equation") for e in equations)
+        if new is None:
+            shared = set(target.coords) & set(source.coords)
+            if shared:
+                raise ImplicitMapError(
+                    f"ImplicitMap: the target {target!r} shares coordinates {sorted(map(str, shared))} with the"
+                    " source; pass new=[...] symbols that stand for the new values in the equations"
+                )
+            new = target.coords
+        new = tuple(sympy.sympify(s) for s in new)
+        auxiliary = tuple(sympy.sympify(s) for s in auxiliary)
+        if len(new) != target.dim:
+            raise ImplicitMapError(f"ImplicitMap: {len(new)} new symbols given for the {target.dim} coordinates of {target!r}")
+        unknowns = new + auxiliary
+        if len(set(unknowns)) != len(unknowns) or any(not isinstance(u, sympy.Symbol) for u in unknowns):
+            raise ImplicitMapError(f"ImplicitMap: unknowns {unknowns} must be distinct Symbols")
+        clash = set(unknowns) & source.coordinate_set
+        if clash:
+            raise ImplicitMapError(f"ImplicitMap: unknowns {sorted(map(str, clash))} are coordinates of the source {source!r}")
+        if len(eqs) != len(unknowns):
+            raise ImplicitMapError(
+                f"ImplicitMap: {len(eqs)} equations for {len(unknowns)} unknowns {list(unknowns)};"
+                " expected one equation per unknown"
+            )
+        self.source, self.target = source, target
+        self.equations, self.new, self.auxiliary, self.unknowns = eqs, new, auxiliary, unknowns
+        self.parameters = None if parameters is None else tuple(parameters)
+        allowed = source.coordinate_set | frozenset(unknowns)
+        # the unknowns may be coordinates of the target chart: they are allowed here
+        _check_symbols("ImplicitMap", [(f"equation {i}", e) for i, e in enumerate(eqs)], allowed, self.parameters)
+        if guess is None:
+            guess = {}
+            if len(new) == source.dim:
+                guess.update(zip(new, source.coords))
+        self.guess = {u: sympy.sympify(guess.get(u, 0)) for u in unknowns}
+        syms = set().union(*(e.free_symbols for e in eqs)) if eqs else set()
+        if step is None:
+            step = next((s for s in syms if s.name == "h" and s not in allowed), None)
+        self.step = step
+        self._dependence = None
+        self.dependence  # validate the Jacobian now: bad input fails at construction
+
+    @property
+    def target_symbols(self):
+        return self.new
+
+    @property
+    def dependence(self) -> Dependence:
+        """Derivatives of every unknown by the source coordinates (implicit function theorem)."""
+        if self._dependence is None:
+            from .zero import Relation
+
+            unknown_index = {u: k for k, u in enumerate(self.unknowns)}
+            rows = []
+            rhs_columns = [[] for _ in range(self.source.dim)]
+            for e in self.equations:
+                row = {}
+                for u in e.free_symbols & set(self.unknowns):
+                    v = diff(e, u)
+                    if v != 0:
+                        row[unknown_index[u]] = v
+                rows.append(row)
+                grads = dict(coefficient_gradient(e, self.source, {}))
+                for j in range(self.source.dim):
+                    rhs_columns[j].append(-grads.get(j, sympy.S.Zero))
+            try:
+                sols = solve_sparse(rows, rhs_columns, len(self.unknowns))
+            except SingularSystem as exc:
+                raise ImplicitMapError(
+                    f"ImplicitMap: the equations do not determine {self.unknowns[exc.column]}: their Jacobian"
+                    f" with respect to the unknowns {list(self.unknowns)} is singular"
+                ) from None
+            derivatives = {u: {} for u in self.unknowns}
+            for j, sol in enumerate(sols):
+                for k, v in enumerate(sol):
+                    if v != 0:
+                        derivatives[self.unknowns[k]][j] = v
+            small = (self.step,) if self.step is not None else ()
+            relation = Relation(list(self.equations), list(self.unknowns), guess=self.guess, small=small)
+            self._dependence = Dependence(relation, derivatives)
+        return self._dependence
+
+    def substitution(self) -> dict:
+        return dict(zip(self.target.coords, self.new))
+
+    def __repr__(self):
+        return f"ImplicitMap({', '.join(f'{e} = 0' for e in self.equations)})"
+
+    def _latex(self, printer=None):
+        from .latex import implicit_map_latex
+
+        return implicit_map_latex(self)
+
+    def _repr_latex_(self):
+        return f"${self._latex()}$"
+
+
+def pullback(a: Form, phi) -> Form:
+    """``phi^* a``: a form on ``phi.target`` pulled back to ``phi.source``.
+
+    Works for :class:`Map` and :class:`ImplicitMap`; the pullback by an implicit map
+    has coefficients in the unknowns and remembers how they depend on the coordinates.
+    """
+    if not isinstance(a, Form):
+        raise ExpressionError(f"pullback expects a Form, got {type(a).__name__}")
+    if not isinstance(phi, (Map, ImplicitMap)):
+        raise ExpressionError(f"pullback expects a Map or ImplicitMap, got {type(phi).__name__}")
+    if a.chart != phi.target:
+        raise ChartMismatchError(f"cannot pull back a form on {a.chart!r} by a map into {phi.target!r}")
+    if isinstance(phi, Map):
+        mapping = phi.substitution()
+        dphi = phi.differentials()
+        dependence = a.dependence
+    else:
+        dep = phi.dependence
+        mapping = phi.substitution()
+        dphi = []
+        for u in phi.new:
+            dphi.append({(j,): v for j, v in dep.derivatives[u].items()})
+        dependence = a.dependence + (dep,)
+    acc = Accumulator()
+    for key, c in a.terms.items():
+        terms = {(): _substitute(c, mapping)}
+        for i in key:
+            terms = mul_terms(terms, dphi[i])
+            if not terms:
+                break
+        acc.add_terms(terms)
+    return Form._raw(phi.source, acc.result(), a._deg, dependence)
+
+
+def compose(psi, phi):
+    """``psi o phi`` (phi first): a Map when both are explicit, otherwise an ImplicitMap."""
+    for m in (psi, phi):
+        if not isinstance(m, (Map, ImplicitMap)):
+            raise ExpressionError(f"compose expects Maps or ImplicitMaps, got {type(m).__name__}")
+    if phi.target != psi.source:
+        raise ChartMismatchError(f"cannot compose: the first map lands in {phi.target!r}, the second starts on {psi.source!r}")
+    params = None if (phi.parameters is None or psi.parameters is None) else phi.parameters + psi.parameters
+    if isinstance(phi, Map) and isinstance(psi, Map):
+        sub = phi.substitution()
+        return Map(phi.source, psi.target, [_substitute(e, sub) for e in psi.exprs], parameters=params)
+    if isinstance(phi, Map):
+        sub = phi.substitution()
+        eqs = [_substitute(e, sub) for e in psi.equations]
+        return ImplicitMap(phi.source, psi.target, eqs, new=psi.new, auxiliary=psi.auxiliary,
+                           parameters=params, guess={u: _substitute(g, sub) for u, g in psi.guess.items()},
+                           step=psi.step)
+    # phi implicit: its unknowns become auxiliary unknowns of the composite
+    taken = set(phi.unknowns)
+    fresh = {}
+    for u in (psi.unknowns if isinstance(psi, ImplicitMap) else psi.target.coords):
+        fresh[u] = sympy.Dummy(u.name) if u in taken else u
+    sub = dict(zip(psi.source.coords, phi.new))
+    if isinstance(psi, Map):
+        new = [fresh[y] for y in psi.target.coords]
+        eqs = list(phi.equations) + [y - _substitute(e, sub) for y, e in zip(new, psi.exprs)]
+        aux = list(phi.unknowns)
+        guess = dict(phi.guess)
+        guess.update({y: _substitute(_substitute(e, sub), phi.guess) for y, e in zip(new, psi.exprs)})
+    else:
+        ren = {**sub, **fresh}
+        new = [fresh[u] for u in psi.new]
+        eqs = list(phi.equations) + [_substitute(e, ren) for e in psi.equations]
+        aux = list(phi.unknowns) + [fresh[u] for u in psi.auxiliary]
+        guess = dict(phi.guess)
+        for u, g in psi.guess.items():
+            guess[fresh[u]] = _substitute(_substitute(g, sub), phi.guess)
+    return ImplicitMap(phi.source, psi.target, eqs, new=new, auxiliary=aux, parameters=params, guess=guess,
+                       step=phi.step or getattr(psi, "step", None))
+
+
+def submanifold_parametrization(chart: Chart, equations: Sequence, solve_for=None):
+    """A parametrization of ``{equations == 0}`` by the coordinates not solved for.
+
+    Returns ``(S, param)``: the chart S of the remaining coordinates and a Map (or an
+    ImplicitMap when the equations cannot be solved explicitly) from S into ``chart``.
+    """
+    _require_ordinary(chart)
+    eqs = [chart.check_expression(e, "submanifold equation") for e in equations]
+    if not eqs:
+        raise MapError("a submanifold needs at least one equation")
+    if solve_for is None:
+        solve_for = []
+        for e in eqs:
+            for x in chart.coords:
+                if x in solve_for or not e.has(x):
+                    continue
+                if diff(diff(e, x), x) == 0 and not diff(e, x).has(*chart.coords):
+                    solve_for.append(x)
+                    break
+            else:
+                raise MapError(
+                    f"cannot choose a coordinate to solve the equation {e} = 0 for; pass solve_for=[...]"
+                )
+    solve_for = [chart.coords[chart.index(x)] for x in solve_for]
+    if len(solve_for) != len(eqs):
+        raise MapError(f"solve_for names {len(solve_for)} coordinates for {len(eqs)} equations")
+    free = [x for x in chart.coords if x not in solve_for]
+    if not free:
+        raise MapError("the equations leave no free coordinate: the submanifold is a point")
+    S = Chart(free)
+    linear = all(diff(diff(e, x), y) == 0 for e in eqs for x in solve_for for y in solve_for)
+    if linear:
+        rows = [{k: diff(e, x) for k, x in enumerate(solve_for) if diff(e, x) != 0} for e in eqs]
+        rhs = [-e.xreplace({x: 0 for x in solve_for}) for e in eqs]
+        try:
+            (sol,) = solve_sparse(rows, [rhs], len(solve_for))
+        except SingularSystem:
+            raise MapError(f"the equations {eqs} do not determine {solve_for}") from None
+        values = dict(zip(solve_for, sol))
+        return S, Map(S, chart, [values.get(x, x) for x in chart.coords])
+    new = [sympy.Dummy(x.name) for x in chart.coords]
+    ren = dict(zip(chart.coords, new))
+    impl_eqs = [n - x for n, x in zip(new, chart.coords) if x in free] + [e.xreplace(ren) for e in eqs]
+    guess = {n: x for n, x in zip(new, chart.coords) if x in free}
+    try:
+        return S, ImplicitMap(S, chart, impl_eqs, new=new, guess=guess)
+    except ImplicitMapError as exc:
+        raise MapError(f"the equations {eqs} do not define a submanifold solvable for {solve_for}: {exc}") from None
+
+
+def restrict(a: Form, equations: Sequence, solve_for=None) -> Form:
+    """The restriction ``i^* a`` of a form to the submanifold ``{equations == 0}``.
+
+    The result lives on the chart of the coordinates not solved for (see
+    :func:`submanifold_parametrization`).
+    """
+    if not isinstance(a, Form):
+        raise ExpressionError(f"restrict expects a Form, got {type(a).__name__}")
+    _, param = submanifold_parametrization(a.chart, equations, solve_for)
+    return pullback(a, param)

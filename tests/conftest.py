@@ -1,0 +1,51 @@
+"""Shared pytest configuration of the geomcheck test-suite.
+
+Hypothesis profiles
+-------------------
+Property-based tests (``tests/properties``, the galgebra oracle, the strategies'
+own tests) run under a hypothesis *profile*:
+
+* ``ci`` (the default, loaded below): 15 examples per test, no deadline (symbolic
+  work has very uneven run times), the ``too_slow`` health check suppressed,
+  ``derandomize=True`` so that every run draws the same examples (reproducible CI:
+  a failure on CI fails the same way on your machine) and no example database.
+* ``thorough``: 300 random examples per test, for a long local or nightly run::
+
+      python -m pytest tests/properties --hypothesis-profile=thorough
+
+  (``--hypothesis-profile`` is provided by hypothesis' pytest plugin, which loads
+  the named profile after this file has loaded ``ci``.)  The environment variable
+  ``GEOMCHECK_HYPOTHESIS_PROFILE`` selects the default profile as well.
+* ``dev``: 5 examples, for a quick edit-run loop.
+"""
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci",
+    max_examples=15,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    print_blob=False,
+)
+settings.register_profile(
+    "thorough",
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    print_blob=True,
+)
+settings.register_profile(
+    "dev",
+    max_examples=5,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+settings.load_profile(os.environ.get("GEOMCHECK_HYPOTHESIS_PROFILE", "ci"))
