@@ -14,7 +14,8 @@ Every measured cell runs in a forked child process (``run_cell``):
 
 Inside the child a measurement is repeated (best of a few) while it is cheap;
 every repetition starts with cold caches (``clear_caches``): sympy's global
-cache and every ``functools`` cache of the loaded ``geomcheck`` modules.
+cache, every ``functools`` cache and every module-level cache dict of the loaded
+``geomcheck`` modules.
 
 Only the standard library and sympy are used here; geomcheck is imported lazily.
 """
@@ -54,11 +55,13 @@ __all__ = [
 
 
 def clear_caches() -> list[str]:
-    """Clear sympy's cache and every functools cache in loaded geomcheck modules.
+    """Clear sympy's cache and every cache in the loaded geomcheck modules.
 
     Returns the names of the geomcheck caches that were cleared (for the notes).
-    ``geomcheck.calculus.diff.cache_clear`` is the documented one; the scan also
-    catches any other ``lru_cache``/``cache`` the engine adds later.
+    ``geomcheck.calculus.diff.cache_clear`` is the documented one (called when it
+    exists); the scan also clears every other ``functools`` cache and every
+    module-level dict whose name contains "cache" (``_DECISION_CACHE``,
+    ``_JETS_CACHE`` ...), so the engine never answers from an earlier repetition.
     """
     from sympy.core.cache import clear_cache
 
@@ -78,14 +81,20 @@ def clear_caches() -> list[str]:
         for attr, obj in list(vars(mod).items()):
             clear = getattr(obj, "cache_clear", None)
             if callable(clear) and hasattr(obj, "cache_info"):
-                # functools.lru_cache / functools.cache wrappers only.
-                try:
-                    clear()
-                except Exception:  # pragma: no cover - a cache that refuses is not ours to fix
-                    continue
-                qual = f"{name}.{attr}"
-                if qual not in cleared:
-                    cleared.append(qual)
+                # functools.lru_cache / functools.cache wrappers
+                pass
+            elif isinstance(obj, dict) and "cache" in attr.lower():
+                # module-level memo tables such as geomcheck.zero._DECISION_CACHE
+                clear = obj.clear
+            else:
+                continue
+            try:
+                clear()
+            except Exception:  # pragma: no cover - a cache that refuses is not ours to fix
+                continue
+            qual = f"{name}.{attr}"
+            if qual not in cleared:
+                cleared.append(qual)
     return cleared
 
 
@@ -162,6 +171,8 @@ def _child(conn, fn, args, repeats, min_total, cap):
                 out_value, out_extra = out
             else:
                 out_value, out_extra = out, {}
+            if "seconds" in out_extra:  # the function timed the part that counts itself
+                times[-1] = out_extra["seconds"]
             if times[-1] == min(times):  # keep what the best repetition reported
                 value, extra = out_value, out_extra
             spent = time.perf_counter() - start_all
@@ -184,7 +195,9 @@ def run_cell(fn: Callable, *args, cap: float = 120.0, repeats: int = 3,
              min_total: float = 1.0) -> CellResult:
     """Run ``fn(*args)`` in a forked child with a hard time cap of ``cap`` seconds.
 
-    ``fn`` may return a value, or ``(value, extra_dict)``.  It is called up to
+    ``fn`` may return a value, or ``(value, extra_dict)``; an ``extra_dict["seconds"]``
+    replaces the wall time of that call (for functions that time only part of
+    themselves, leaving setup out).  It is called up to
     ``repeats`` times (cold caches each time) while the total stays under
     ``min_total`` seconds; the best time is reported.
     """
@@ -219,6 +232,17 @@ def engine(require: Sequence[str] = ()) -> tuple[Any, str]:
         import geomcheck as gc
     except Exception as exc:
         return None, f"import geomcheck failed: {type(exc).__name__}: {exc}"
+    # Import every submodule now, in the parent: a lazily imported module would
+    # otherwise be imported inside the first timed repetition of every cell, and
+    # its caches would escape clear_caches() in that repetition.
+    import importlib
+    import pkgutil
+
+    for info in pkgutil.walk_packages(gc.__path__, "geomcheck."):
+        try:
+            importlib.import_module(info.name)
+        except Exception:  # a broken optional module is not what is measured
+            pass
     missing = [name for name in require if not hasattr(gc, name)]
     if missing:
         return None, "geomcheck lacks " + ", ".join(missing)

@@ -265,7 +265,7 @@ def main(argv=None) -> int:
     # ---- concrete H
     t = U.Table("L_X w == 0, concrete H = sum p^2/2 + sum q^4/4 + sum q_i q_{i+1}",
                 ["dim", "components", "engine s", "plain-matrix s", "ratio (goal <= 0.2)",
-                 "diffgeom s", "engine peak RSS", "verdicts e/p/d"])
+                 "diffgeom s", "peak RSS engine / plain", "verdicts e/p/d"])
     dg_stopped = None
     for dim in dims:
         e = measure("engine", dim, "concrete", cap, args.repeats) if gc else None
@@ -286,16 +286,18 @@ def main(argv=None) -> int:
               U.fmt_s(e.seconds, e.status) if e else "n/a",
               U.fmt_s(pm.seconds, pm.status),
               ratio, dg_cell,
-              U.fmt_mb(e.peak_rss) if e else "-",
+              f"{U.fmt_mb(e.peak_rss) if e else '-'} / {U.fmt_mb(pm.peak_rss)}",
               "/".join([verdict_cell(e) if e else "-", verdict_cell(pm),
                         verdict_cell(d) if d else "-"]))
         for name, r in (("engine", e), ("plain", pm), ("diffgeom", d)):
             if r is not None and r.status == "error":
                 t.notes.append(f"{name} at dim {dim}: {r.message}")
-    if gc is not None:
-        base = next((r.baseline_rss for r in results.values() if r and r.baseline_rss), None)
-        t.notes.append(f"peak RSS is the whole child process; it starts at {U.fmt_mb(base)} "
-                       "(interpreter + sympy + geomcheck)")
+    base = next((r.baseline_rss for r in results.values() if r and r.baseline_rss), None)
+    t.notes.append(f"peak RSS is the whole child process; it starts at {U.fmt_mb(base)} "
+                   "(interpreter + sympy" + (" + geomcheck)" if gc is not None else ")"))
+    eng = next((r for r in results.values() if r is not None and r.caches), None)
+    if eng is not None:
+        t.notes.append("cleared before every repetition: sympy cache, " + ", ".join(eng.caches))
     if dg_stopped is not None:
         t.notes.append(f"diffgeom exceeded its cap of {args.diffgeom_cap:g} s at dim "
                        f"{dg_stopped}; larger dims skipped")
@@ -314,7 +316,7 @@ def main(argv=None) -> int:
     if gdims:
         g = U.Table("L_X w == 0, generic H = H(q1..qn, p1..pn)",
                     ["dim", "engine s", "plain-matrix s", "ratio (goal <= 0.2)",
-                     "engine peak RSS", "verdicts e/p"])
+                     "peak RSS engine / plain", "verdicts e/p"])
         for dim in gdims:
             e = measure("engine", dim, "generic", cap, args.repeats) if gc else None
             pm = measure("plain", dim, "generic", cap, args.repeats)
@@ -326,7 +328,7 @@ def main(argv=None) -> int:
                 ratio += " PASS" if float(ratio) <= RATIO_GOAL else " MISS"
             g.add(dim, U.fmt_s(e.seconds, e.status) if e else "n/a",
                   U.fmt_s(pm.seconds, pm.status), ratio,
-                  U.fmt_mb(e.peak_rss) if e else "-",
+                  f"{U.fmt_mb(e.peak_rss) if e else '-'} / {U.fmt_mb(pm.peak_rss)}",
                   "/".join([verdict_cell(e) if e else "-", verdict_cell(pm)]))
             for name, r in (("engine", e), ("plain", pm)):
                 if r is not None and r.status == "error":

@@ -97,7 +97,7 @@ def engine_run(q, p, h, Q, P):
     diff = pw - w
     verdict = diff.is_zero()
     t2 = time.perf_counter()
-    extra = {"pullback": t1 - t0, "decision": t2 - t1}
+    extra = {"pullback": t1 - t0, "decision": t2 - t1, "seconds": t2 - t0}
     # how it was decided, if the engine says (outside the timed region)
     zd = getattr(diff, "zero_decision", None)
     if callable(zd):
@@ -185,8 +185,10 @@ def main(argv=None) -> int:
                      "peak RSS", "how decided"])
         stopped = None
         goal_total = None
+        cleared: list[str] = []
         for n in ns:
             r = U.run_cell(engine_run, *verlet(n), cap=hard, repeats=args.repeats)
+            cleared = r.caches or cleared
             if r.ok:
                 pb, dec = r.extra.get("pullback"), r.extra.get("decision")
                 result = "True" if r.value is True else f"{r.value!r} (WRONG)"
@@ -209,8 +211,10 @@ def main(argv=None) -> int:
                                f"> cap {soft:g} s")
             else:
                 t.notes.append(f"series stopped at n = {n}: {r.status} ({r.message})")
-        t.notes.append("total = best (pullback + decision) over the repetitions; the columns "
-                       "are that repetition's split")
+        if cleared:
+            t.notes.append("cleared before every repetition: sympy cache, " + ", ".join(cleared))
+        t.notes.append("total = pullback + decision, best over the repetitions; the two "
+                       "columns are that repetition's split (Chart and w are built untimed)")
         t.show(args.markdown)
         if GOAL_N in ns:
             goals.append(U.goal(f"engine, n = {GOAL_N} (dim {2 * GOAL_N}): pullback + decision",

@@ -61,6 +61,14 @@ def merge_sign(a: tuple, b: tuple):
     return (-1 if inversions & 1 else 1), tuple(sorted(a + b))
 
 
+def sort_with_sign(key: tuple):
+    """Sign of the permutation sorting ``key`` and the sorted key (``(0, None)`` on a repeat)."""
+    if len(set(key)) != len(key):
+        return 0, None
+    inversions = sum(1 for a in range(len(key)) for b in range(a + 1, len(key)) if key[a] > key[b])
+    return (-1 if inversions & 1 else 1), tuple(sorted(key))
+
+
 def insert_sign(index: int, key: tuple):
     """Sign and key of the product ``theta_index * theta_key`` (``(0, None)`` if index in key)."""
     pos = 0
@@ -159,25 +167,39 @@ _NAME = re.compile(r"^[A-Za-z_\\][A-Za-z0-9_{}^\\']*$")
 
 
 def _split_names(names) -> list:
+    """``[(name, given Symbol or None)]`` from a string or a list of str/Symbol."""
     if isinstance(names, str):
         parts = [s for s in re.split(r"[\s,]+", names.strip()) if s]
     elif isinstance(names, Iterable):
         parts = list(names)
     else:
-        raise ChartError(
-            f"Chart names must be a string or a list of str/Symbol, got {names!r}"
-        )
+        raise ChartError(f"Chart names must be a string or a list of str/Symbol, got {names!r}")
     out = []
     for p in parts:
         if isinstance(p, sympy.Symbol):
-            out.append(p.name)
+            out.append((p.name, p))
         elif isinstance(p, str) and p and _NAME.match(p):
-            out.append(p)
+            out.append((p, None))
         else:
             raise ChartError(
                 f"Chart coordinate {p!r} is not a valid name; expected a str or sympy Symbol"
             )
     return out
+
+
+def _make_coordinate(name, given, degree):
+    """The coordinate Symbol: the user's own when given (never a look-alike), else a new one."""
+    odd = degree % 2
+    if given is None:
+        return sympy.Symbol(name, commutative=False) if odd else sympy.Symbol(name)
+    if odd and given.is_commutative:
+        raise ChartError(
+            f"coordinate {name} has odd degree {degree} but the given Symbol is commutative;"
+            f" pass the name {name!r} (or Symbol({name!r}, commutative=False))"
+        )
+    if not odd and not given.is_commutative:
+        raise ChartError(f"coordinate {name} has even degree {degree} but the given Symbol is noncommutative")
+    return given
 
 
 class Chart:
@@ -205,7 +227,8 @@ class Chart:
                  "_tangent_shift", "_coord_set")
 
     def __init__(self, names, degrees=None):
-        names = _split_names(names)
+        given = _split_names(names)
+        names = [n for n, _ in given]
         if not names:
             raise ChartError("a Chart needs at least one coordinate")
         seen = set()
@@ -227,10 +250,7 @@ class Chart:
             if isinstance(deg, bool) or not isinstance(deg, (int, sympy.Integer)):
                 raise DegreeListError(f"Chart degree {deg!r} is not an integer; degrees: {degrees}")
         degrees = tuple(int(d) for d in degrees)
-        coords = tuple(
-            sympy.Symbol(n, commutative=False) if d % 2 else sympy.Symbol(n)
-            for n, d in zip(names, degrees)
-        )
+        coords = tuple(_make_coordinate(n, g, d) for (n, g), d in zip(given, degrees))
         self._coords = coords
         self._degrees = degrees
         self._index = {c: i for i, c in enumerate(coords)}
@@ -348,7 +368,15 @@ class Chart:
         if self.is_graded:
             raise ChartMismatchError(f"shifted_tangent is defined here for ordinary charts, not {self!r}")
         if self._tangent_shift is None:
-            names = [c.name for c in self._coords] + ["d" + c.name for c in self._coords]
+            names = [c.name for c in self._coords]
+            taken = set(names)
+            for c in self._coords:
+                # "dx" unless the chart already has a coordinate of that name
+                name = "d" + c.name
+                while name in taken:
+                    name += "'"
+                taken.add(name)
+                names.append(name)
             self._tangent_shift = Chart(names, [0] * self.dim + [1] * self.dim)
         return self._tangent_shift
 
@@ -478,8 +506,12 @@ class SuperFunction:
         return sympy.Add(*parts)
 
     def coefficient(self, *odd_coords):
-        key = tuple(sorted(self.chart.odd_index(c) for c in odd_coords))
-        return self.terms.get(key, sympy.S.Zero)
+        """The coefficient c in ``f = c * theta_1 * ... * theta_k + ...`` (odd coordinates in the order given)."""
+        sign, key = sort_with_sign(tuple(self.chart.odd_index(c) for c in odd_coords))
+        if not sign:
+            return sympy.S.Zero
+        v = self.terms.get(key, sympy.S.Zero)
+        return v if sign > 0 else -v
 
     def zero_decision(self, **budget):
         from .zero import decide_all_zero

@@ -1,28 +1,285 @@
-"""Placeholder with the agreed interface (replaced by the full implementation)."""
+"""Differentiation of sympy expressions, with canonical mixed partials.
+
+This module is the one place where the engine differentiates a sympy expression by a
+symbol.  Everything else calls :func:`diff`, so that two facts hold everywhere:
+
+* mixed partial derivatives of undefined functions are written in one canonical
+  order, so that ``Derivative(V(p, q), p, q) - Derivative(V(p, q), q, p)`` cancels
+  structurally (sympy 1.14 keeps the variables in the order of differentiation and does
+  not identify the two);
+* derivatives of ``Subs`` objects (sympy's chain-rule output for ``V(q + h*p)``) are
+  computed through jets (:func:`geomcheck.zero.canonical_jets`), because sympy 1.14's own
+  ``Subs._eval_derivative`` can leak the internal placeholder symbol of a ``Subs`` (a
+  ``Symbol`` named ``"_a + b"``) into the result, which silently changes the function;
+* repeated differentiation of the same small expression (the common case when a
+  vector field is applied to every coefficient of a form) is answered from a
+  size-bounded memo.
+
+Examples
+--------
+>>> import sympy
+>>> from geomcheck.calculus import diff
+>>> p, q = sympy.symbols("p q")
+>>> V = sympy.Function("V")
+>>> diff(diff(V(p, q), p), q) - diff(diff(V(p, q), q), p)
+0
+"""
+
+from __future__ import annotations
+
 from functools import lru_cache
+
 import sympy
-from sympy.core.function import AppliedUndef
+from sympy.core.function import AppliedUndef, Derivative, Subs
+from sympy.core.sorting import default_sort_key
+
+__all__ = ["diff", "canonical_derivatives", "free_coordinates"]
+
+# The memo is keyed on (expression, symbol).  Entries are small sympy trees shared with
+# the caller, so 2**16 of them stay well below a hundred megabytes even for large charts.
+_DIFF_CACHE_SIZE = 1 << 16
+
+
+def diff(expr, x):
+    """Differentiate ``expr`` by the symbol ``x``, with canonical mixed partials.
+
+    Parameters
+    ----------
+    expr : sympy.Expr or number
+        The function to differentiate.  Python numbers are accepted and give ``0``.
+    x : sympy.Symbol
+        The variable.
+
+    Returns
+    -------
+    sympy.Expr
+        ``sympy.diff(expr, x)`` in which every derivative of an undefined function lists
+        its variables in the canonical order of :func:`canonical_derivatives`.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x, y = sympy.symbols("x y")
+    >>> f = sympy.Function("f")
+    >>> diff(diff(f(x, y), y), x)
+    Derivative(f(x, y), x, y)
+    >>> diff(x**3 * y, x)
+    3*x**2*y
+    """
+    if not isinstance(expr, sympy.Basic):
+        expr = sympy.sympify(expr)
+    return _diff_cached(expr, x)
+
+
+@lru_cache(maxsize=1 << 18)
+def symbols_of(expr) -> frozenset:
+    """``expr.free_symbols``, memoized per subexpression.
+
+    sympy recomputes free symbols by walking the whole tree on every call; expressions
+    produced by the chain rule share subtrees heavily (a tree of millions of nodes can be
+    a DAG of thousands), so a per-node memo makes repeated queries linear in the DAG.
+    """
+    if expr.is_Symbol:
+        return frozenset((expr,))
+    args = expr.args
+    if not args:
+        return frozenset()
+    if getattr(expr, "bound_symbols", None):
+        # Subs, Integral, Lambda ... bind variables: let sympy apply its rules
+        return frozenset(expr.free_symbols)
+    if len(args) == 1:
+        return symbols_of(args[0])
+    return frozenset().union(*[symbols_of(a) for a in args])
+
+
+@lru_cache(maxsize=_DIFF_CACHE_SIZE)
+def _diff_cached(expr, x):
+    # sympy.diff is already fast on an expression free of x, but the free-symbol test
+    # is cheaper still and is the most frequent case for sparse charts.
+    if x not in symbols_of(expr):
+        return sympy.S.Zero
+    result = _structural_diff(expr, x)
+    if result is not None:
+        return result
+    if expr.has(Subs):
+        return _jet_diff(expr, x)
+    result = sympy.diff(expr, x)
+    if result.has(Derivative):
+        result = canonical_derivatives(result)
+    return result
+
+
+def _jet_diff(expr, x):
+    """Differentiate through canonical jets; the result stays in jet form.
+
+    sympy 1.14 differentiates Subs wrongly (``Subs(Derivative(f(x, a*b), x), x, a + b)
+    .diff(a)`` contains Subs' internal placeholder ``_a + b`` as a free symbol) and slowly;
+    jets (:func:`geomcheck.zero.canonical_jets`) differentiate by the plain chain rule and
+    are canonical, so equal derivatives compare equal.  Converting back to Subs would cost
+    more than the differentiation itself, so the engine keeps jets (they print as
+    ``V_{1}(q + h*p)`` and typeset as a partial derivative).
+    """
+    from .zero import canonical_jets
+
+    return diff(canonical_jets(expr), x)
+
+
+def _distinct_symbol_args(f):
+    args = f.args
+    return all(isinstance(a, sympy.Symbol) for a in args) and len(set(args)) == len(args)
+
+
+def _structural_diff(expr, x):
+    """Sum, product and power rules by hand; derivatives of undefined functions built directly.
+
+    sympy's own ``diff`` re-walks whole sums for every variable, builds derivatives of
+    undefined functions through ``Derivative.__new__`` (about a millisecond for a function
+    of 30 arguments, against microseconds here) and differentiates ``Subs`` through
+    ``doit``/``factor_terms``.  Here each piece is differentiated (and memoized) on its own
+    and chain-rule output goes through jets.  Returns None for what is left to sympy.
+    """
+    if isinstance(expr, sympy.Add):
+        return sympy.Add(*[diff(a, x) for a in expr.args if x in symbols_of(a)])
+    if isinstance(expr, sympy.Mul) and expr.is_commutative:
+        args = expr.args
+        parts = []
+        for i, a in enumerate(args):
+            if x in symbols_of(a):
+                da = diff(a, x)
+                if da != 0:
+                    parts.append(sympy.Mul(*args[:i], da, *args[i + 1:]))
+        return sympy.Add(*parts)
+    if isinstance(expr, sympy.Pow):
+        base, exp = expr.args
+        if x in symbols_of(exp):
+            return None
+        return exp * base ** (exp - 1) * diff(base, x)
+    if isinstance(expr, AppliedUndef):
+        if _distinct_symbol_args(expr):
+            return Derivative(expr, (x, 1))
+        return _jet_diff(expr, x)
+    if isinstance(expr, Derivative) and isinstance(expr.expr, AppliedUndef):
+        f = expr.expr
+        if _distinct_symbol_args(f) and all(v in f.args for v, _ in expr.variable_count):
+            if x not in f.args:
+                return sympy.S.Zero
+            return _rebuild(Derivative(f, *expr.variable_count, (x, 1)))
+        return _jet_diff(expr, x)
+    if isinstance(expr, Subs):
+        return _jet_diff(expr, x)
+    if getattr(expr, "jet_name", None) is not None and isinstance(expr, sympy.Function):
+        # a jet: the chain rule through its argument slots, each slot's jet built directly
+        parts = []
+        for k, a in enumerate(expr.args):
+            if x in symbols_of(a):
+                da = diff(a, x)
+                if da != 0:
+                    parts.append(expr.fdiff(k + 1) * da)
+        return sympy.Add(*parts)
+    return None
+
+
+def _canonical_variable_count(deriv):
+    """The variable counts of ``deriv`` merged and sorted, or None to leave it alone."""
+    func = deriv.expr
+    if not isinstance(func, AppliedUndef):
+        return None
+    counts = {}
+    for v, n in deriv.variable_count:
+        # Differentiation by a function (variational calculus) does not commute with
+        # differentiation by a symbol, so such derivatives keep the order they have.
+        if not isinstance(v, sympy.Symbol):
+            return None
+        counts[v] = counts.get(v, 0) + n
+    slot = {}
+    for i, a in enumerate(func.args):
+        if isinstance(a, sympy.Symbol) and a not in slot:
+            slot[a] = i
+    nslots = len(func.args)
+    ordered = sorted(
+        counts.items(),
+        key=lambda vc: (slot.get(vc[0], nslots), default_sort_key(vc[0])),
+    )
+    return tuple(ordered)
+
+
+def _rebuild(deriv):
+    """``deriv`` with merged, canonically ordered variables (``deriv`` when already so)."""
+    vc = _canonical_variable_count(deriv)
+    if vc is None or vc == tuple(deriv.variable_count):
+        return deriv
+    return Derivative(deriv.expr, *vc)
 
 
 def canonical_derivatives(expr):
-    def rebuild(e):
-        if isinstance(e, sympy.Derivative) and isinstance(e.expr, AppliedUndef):
-            args = e.expr.args
-            order = {a: i for i, a in enumerate(args)}
-            vc = sorted(e.variable_count, key=lambda vc: (order.get(vc[0], len(args)), sympy.default_sort_key(vc[0])))
-            return sympy.Derivative(e.expr, *vc)
-        return e
-    return expr.replace(lambda e: isinstance(e, sympy.Derivative), rebuild)
+    """Rewrite every derivative of an undefined function with canonically ordered variables.
+
+    The variables of ``Derivative(f(a1, ..., ak), ...)`` are merged (``(p, 1), (q, 1),
+    (p, 1)`` becomes ``(p, 2), (q, 1)``) and sorted by the argument slot in which they
+    occur, then by sympy's ``default_sort_key`` for variables that are not an argument.
+    Mixed partials of a smooth function commute, so the rewrite does not change the
+    function; it only lets equal derivatives compare equal.  Derivatives inside ``Subs``
+    (sympy's chain-rule output) are rewritten as well.
+
+    Parameters
+    ----------
+    expr : sympy.Basic
+
+    Returns
+    -------
+    sympy.Basic
+
+    Examples
+    --------
+    >>> import sympy
+    >>> p, q = sympy.symbols("p q")
+    >>> V = sympy.Function("V")
+    >>> canonical_derivatives(sympy.Derivative(V(p, q), q, p))
+    Derivative(V(p, q), p, q)
+    """
+    if not isinstance(expr, sympy.Basic) or not expr.has(Derivative):
+        return expr
+    # A derivative nested inside the arguments of another one is replaced in a later
+    # round: xreplace swaps the outermost match wholesale.  Nesting depth is tiny.
+    for _ in range(64):
+        rule = {}
+        for d in expr.atoms(Derivative):
+            new = _rebuild(d)
+            if new is not d and new != d:
+                rule[d] = new
+        if not rule:
+            return expr
+        expr = expr.xreplace(rule)
+    return expr
 
 
-@lru_cache(maxsize=200000)
-def diff(expr, x):
-    r = sympy.diff(expr, x)
-    if r.has(sympy.Derivative):
-        r = canonical_derivatives(r)
-    return r
-
-
-@lru_cache(maxsize=200000)
 def free_coordinates(expr, coords):
-    return expr.free_symbols & coords
+    """The free symbols of ``expr`` that are among ``coords``.
+
+    Parameters
+    ----------
+    expr : sympy.Basic
+    coords : iterable of sympy.Symbol
+        A set, frozenset, tuple or list of coordinates.
+
+    Returns
+    -------
+    frozenset of sympy.Symbol
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x, y, h = sympy.symbols("x y h")
+    >>> sorted(free_coordinates(h * x**2, {x, y}), key=str)
+    [x]
+    """
+    if not isinstance(coords, frozenset):
+        coords = frozenset(coords)
+    if not isinstance(expr, sympy.Basic):
+        return frozenset()
+    return _free_coordinates_cached(expr, coords)
+
+
+@lru_cache(maxsize=_DIFF_CACHE_SIZE)
+def _free_coordinates_cached(expr, coords):
+    return symbols_of(expr) & coords

@@ -26,6 +26,23 @@ def _parser():
     return parser
 
 
+def _unwritable(path):
+    """Why a file cannot be written at ``path`` (None when it can): checked before any work."""
+    import tempfile
+
+    if os.path.isdir(path):
+        return "it is a directory; a file name was expected"
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        return f"{parent} is not a directory"
+    try:
+        with tempfile.TemporaryFile(dir=parent):
+            pass
+    except OSError as exc:
+        return f"{parent} is not writable ({exc.strerror})"
+    return None
+
+
 def main(argv=None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -35,9 +52,9 @@ def main(argv=None) -> int:
     try:
         if args.command == "demo":
             if args.latex:
-                parent = os.path.dirname(os.path.abspath(args.latex))
-                if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
-                    print(f"geomcheck: cannot write {args.latex}: {parent} is not a writable directory", file=sys.stderr)
+                problem = _unwritable(args.latex)
+                if problem:
+                    print(f"geomcheck: cannot write --latex {args.latex}: {problem}", file=sys.stderr)
                     return 2
             from .demo import run
 

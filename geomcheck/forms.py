@@ -21,11 +21,12 @@ True
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Mapping
 
 import sympy
 
-from .algebra import Accumulator, Chart, SuperFunction, add_terms, insert_sign, merge_sign, mul_terms, scale_terms
+from .algebra import Accumulator, Chart, SuperFunction, add_terms, insert_sign, mul_terms, scale_terms, sort_with_sign
 from .calculus import diff, free_coordinates
 from .errors import (
     ChartMismatchError,
@@ -39,18 +40,34 @@ from .fields import VectorField, bracket
 __all__ = ["Form", "d", "interior", "lie", "lie_cartan", "is_closed", "primitive"]
 
 
-def _sort_key(key: tuple):
-    """Sign and increasing form of an index tuple (sign 0 when an index repeats)."""
-    if len(set(key)) != len(key):
-        return 0, None
-    sign = 1
-    lst = list(key)
-    for i in range(len(lst)):
-        for j in range(len(lst) - 1 - i):
-            if lst[j] > lst[j + 1]:
-                lst[j], lst[j + 1] = lst[j + 1], lst[j]
-                sign = -sign
-    return sign, tuple(lst)
+@dataclass(frozen=True, eq=False)
+class Dependence:
+    """How the unknowns of an implicit map depend on the coordinates of a chart.
+
+    ``derivatives[u][j]`` is du/dx_j (possibly containing the unknowns); ``relation``
+    (a :class:`geomcheck.zero.Relation`) is what fixes the unknowns, so that zero tests
+    run on its solution manifold.
+    """
+
+    relation: object
+    derivatives: Mapping
+
+    def renamed(self, mapping: Mapping) -> "Dependence":
+        """The same dependence with unknowns (and any other symbols) renamed."""
+        from .zero import Relation
+
+        rel = self.relation
+        relation = Relation(
+            [e.xreplace(mapping) for e in rel.equations],
+            [mapping.get(u, u) for u in rel.unknowns],
+            guess={mapping.get(u, u): rel.guess[u].xreplace(mapping) for u in rel.unknowns},
+            small=rel.small,
+        )
+        derivatives = {
+            mapping.get(u, u): {j: v.xreplace(mapping) for j, v in row.items()}
+            for u, row in self.derivatives.items()
+        }
+        return Dependence(relation, derivatives)
 
 
 class Form:
@@ -85,7 +102,7 @@ class Form:
             for i in idx:
                 if not 0 <= i < chart.dim:
                     raise UnknownCoordinateError(f"form index {i} is out of range for {chart!r}")
-            sign, sorted_key = _sort_key(idx)
+            sign, sorted_key = sort_with_sign(idx)
             if sign:
                 v = chart.check_expression(value, f"coefficient of {key}")
                 acc.add(sorted_key, v if sign > 0 else -v)
@@ -138,7 +155,7 @@ class Form:
 
     def coefficient(self, *coords):
         """The coefficient of ``dx^{i1} ^ ... ^ dx^{ik}`` (coordinates in any order, with sign)."""
-        sign, key = _sort_key(tuple(self.chart.index(c) for c in coords))
+        sign, key = sort_with_sign(tuple(self.chart.index(c) for c in coords))
         if not sign:
             return sympy.S.Zero
         v = self.terms.get(key, sympy.S.Zero)
@@ -167,25 +184,50 @@ class Form:
             raise ExpressionError(f"cannot combine a form with a {type(other).__name__}")
         return Form.function(self.chart, other)
 
-    def _deps(self, other):
+    def _align(self, other: "Form"):
+        """``(other's terms, merged dependences)``, renaming other's clashing unknowns.
+
+        Two forms may both depend on unknowns named ``Q, P`` fixed by different
+        relations (e.g. two pullbacks through different implicit maps); the same name
+        must then not denote two functions, so other's unknowns get fresh names.
+        """
         if not other.dependence:
-            return self.dependence
+            return other.terms, self.dependence
         if not self.dependence:
-            return other.dependence
-        return tuple(dict.fromkeys(self.dependence + other.dependence))
+            return other.terms, other.dependence
+        mine = {dep.relation for dep in self.dependence}
+        taken = {u for dep in self.dependence for u in dep.relation.unknowns}
+        rename = {}
+        for dep in other.dependence:
+            if dep.relation in mine:
+                continue
+            for u in dep.relation.unknowns:
+                if u in taken:
+                    rename[u] = sympy.Dummy(u.name)
+        merged = list(self.dependence)
+        for dep in other.dependence:
+            if dep.relation in mine:
+                continue
+            merged.append(dep.renamed(rename) if rename else dep)
+        terms = other.terms
+        if rename:
+            terms = {k: v.xreplace(rename) for k, v in terms.items()}
+        return terms, tuple(merged)
 
     def _sum_degree(self, other):
         return self._deg if self._deg == other._deg else None
 
     def __add__(self, other):
         o = self._coerce(other)
-        return self._new(add_terms(self.terms, o.terms), self._sum_degree(o), self._deps(o))
+        terms, deps = self._align(o)
+        return self._new(add_terms(self.terms, terms), self._sum_degree(o), deps)
 
     __radd__ = __add__
 
     def __sub__(self, other):
         o = self._coerce(other)
-        return self._new(add_terms(self.terms, o.terms, -1), self._sum_degree(o), self._deps(o))
+        terms, deps = self._align(o)
+        return self._new(add_terms(self.terms, terms, -1), self._sum_degree(o), deps)
 
     def __rsub__(self, other):
         return self._coerce(other) - self
@@ -213,7 +255,8 @@ class Form:
         """Wedge product."""
         o = self._coerce(other)
         deg = None if self._deg is None or o._deg is None else self._deg + o._deg
-        return self._new(mul_terms(self.terms, o.terms), deg, self._deps(o))
+        terms, deps = self._align(o)
+        return self._new(mul_terms(self.terms, terms), deg, deps)
 
     def __rxor__(self, other):
         return self._coerce(other).__xor__(self)

@@ -20,7 +20,6 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import sympy
@@ -28,18 +27,25 @@ import sympy
 from .algebra import KNOWN_COORDINATES, Accumulator, Chart, mul_terms
 from .calculus import diff, free_coordinates
 from .errors import ChartMismatchError, ExpressionError, ImplicitMapError, MapError
-from .forms import Form, _require_ordinary, coefficient_gradient
+from .forms import Dependence, Form, _require_ordinary, coefficient_gradient
 from .linalg import SingularSystem, solve_sparse
 
 __all__ = ["Map", "ImplicitMap", "compose", "pullback", "restrict", "submanifold_parametrization"]
 
 
 def _substitute(expr, mapping: Mapping):
-    """Simultaneous substitution that stays valid inside derivatives."""
+    """Simultaneous substitution that stays valid inside derivatives.
+
+    Derivatives of undefined functions are first brought to canonical jets (plain
+    function applications), on which ``xreplace`` is exact and cheap; sympy's own
+    ``subs`` would build slow and fragile ``Subs`` objects.
+    """
     if not mapping:
         return expr
     if expr.has(sympy.Derivative, sympy.Subs):
-        return expr.subs(mapping, simultaneous=True)
+        from .zero import canonical_jets
+
+        expr = canonical_jets(expr)
     return expr.xreplace(mapping)
 
 
@@ -119,6 +125,10 @@ class Map:
             jac = {}
             index = self.source._index
             for i, e in enumerate(self.exprs):
+                if e.has(sympy.Subs):
+                    from .zero import canonical_jets
+
+                    e = canonical_jets(e)
                 for x in free_coordinates(e, self.source.coordinate_set):
                     v = diff(e, x)
                     if v != 0:
@@ -159,18 +169,6 @@ class Map:
 
     def _repr_latex_(self):
         return f"${self._latex()}$"
-
-
-@dataclass(frozen=True, eq=False)
-class Dependence:
-    """How the unknowns of an implicit map depend on the source coordinates.
-
-    ``derivatives[u][j]`` is du/dx_j (possibly containing the unknowns);
-    ``relation`` is the zero-test relation that fixes the unknowns.
-    """
-
-    relation: object
-    derivatives: Mapping
 
 
 class ImplicitMap:
@@ -304,11 +302,51 @@ class ImplicitMap:
         return f"${self._latex()}$"
 
 
+def _transport(deps, subst: Mapping, guess_subst: Mapping, chain: Sequence, avoid: set):
+    """Carry the implicit dependences of a form through a pullback.
+
+    A dependence says how unknowns u depend on the coordinates y of the chart the form
+    lives on (``du/dy_k`` and the relation fixing u).  After ``y = phi(x)`` the relation's
+    equations and guesses are composed with phi and ``du/dx_j = sum_k du/dy_k dy_k/dx_j``
+    (``chain[k][j] = dy_k/dx_j``).  Unknowns that clash with ``avoid`` (the new map's
+    unknowns, the source coordinates) are renamed, since the same implicit map may be
+    used twice.  Returns the new dependences and the renaming (to apply to coefficients).
+    """
+    from .zero import Relation
+
+    rename = {}
+    for dep in deps:
+        for u in dep.relation.unknowns:
+            if u in avoid:
+                rename[u] = sympy.Dummy(u.name)
+    full = {**subst, **rename}
+    out = []
+    for dep in deps:
+        rel = dep.relation
+        derivatives = {}
+        for u, row in dep.derivatives.items():
+            acc = {}
+            for k, v in row.items():
+                vs = _substitute(v, full)
+                for j, c in chain[k].items():
+                    acc.setdefault(j, []).append(vs * c)
+            derivatives[rename.get(u, u)] = {j: sympy.Add(*parts) for j, parts in acc.items()}
+        relation = Relation(
+            [_substitute(e, full) for e in rel.equations],
+            [rename.get(u, u) for u in rel.unknowns],
+            guess={rename.get(u, u): _substitute(rel.guess[u], guess_subst) for u in rel.unknowns},
+            small=rel.small,
+        )
+        out.append(Dependence(relation, derivatives))
+    return tuple(out), rename
+
+
 def pullback(a: Form, phi) -> Form:
     """``phi^* a``: a form on ``phi.target`` pulled back to ``phi.source``.
 
     Works for :class:`Map` and :class:`ImplicitMap`; the pullback by an implicit map
-    has coefficients in the unknowns and remembers how they depend on the coordinates.
+    has coefficients in the unknowns and remembers how they depend on the coordinates
+    (also through further pullbacks).
     """
     if not isinstance(a, Form):
         raise ExpressionError(f"pullback expects a Form, got {type(a).__name__}")
@@ -316,26 +354,30 @@ def pullback(a: Form, phi) -> Form:
         raise ExpressionError(f"pullback expects a Map or ImplicitMap, got {type(phi).__name__}")
     if a.chart != phi.target:
         raise ChartMismatchError(f"cannot pull back a form on {a.chart!r} by a map into {phi.target!r}")
+    mapping = phi.substitution()
     if isinstance(phi, Map):
-        mapping = phi.substitution()
-        dphi = phi.differentials()
-        dependence = a.dependence
+        dphi = [{j: v for (j,), v in row.items()} for row in phi.differentials()]
+        guess_subst = mapping
+        avoid = set(phi.source.coords)
+        own = ()
     else:
         dep = phi.dependence
-        mapping = phi.substitution()
-        dphi = []
-        for u in phi.new:
-            dphi.append({(j,): v for j, v in dep.derivatives[u].items()})
-        dependence = a.dependence + (dep,)
+        dphi = [dep.derivatives[u] for u in phi.new]
+        guess_subst = {y: phi.guess[u] for y, u in zip(phi.target.coords, phi.new)}
+        avoid = set(phi.source.coords) | set(phi.unknowns)
+        own = (dep,)
+    dependence, rename = _transport(a.dependence, mapping, guess_subst, dphi, avoid)
+    full = {**mapping, **rename}
+    dphi_terms = [{(j,): v for j, v in row.items()} for row in dphi]
     acc = Accumulator()
     for key, c in a.terms.items():
-        terms = {(): _substitute(c, mapping)}
+        terms = {(): _substitute(c, full)}
         for i in key:
-            terms = mul_terms(terms, dphi[i])
+            terms = mul_terms(terms, dphi_terms[i])
             if not terms:
                 break
         acc.add_terms(terms)
-    return Form._raw(phi.source, acc.result(), a._deg, dependence)
+    return Form._raw(phi.source, acc.result(), a._deg, own + dependence)
 
 
 def compose(psi, phi):
@@ -356,7 +398,7 @@ def compose(psi, phi):
                            parameters=params, guess={u: _substitute(g, sub) for u, g in psi.guess.items()},
                            step=psi.step)
     # phi implicit: its unknowns become auxiliary unknowns of the composite
-    taken = set(phi.unknowns)
+    taken = set(phi.unknowns) | set(phi.source.coords)
     fresh = {}
     for u in (psi.unknowns if isinstance(psi, ImplicitMap) else psi.target.coords):
         fresh[u] = sympy.Dummy(u.name) if u in taken else u
@@ -379,11 +421,26 @@ def compose(psi, phi):
                        step=phi.step or getattr(psi, "step", None))
 
 
-def submanifold_parametrization(chart: Chart, equations: Sequence, solve_for=None):
+def submanifold_parametrization(chart: Chart, equations: Sequence, solve_for=None, parameters=None, guess=None):
     """A parametrization of ``{equations == 0}`` by the coordinates not solved for.
 
-    Returns ``(S, param)``: the chart S of the remaining coordinates and a Map (or an
-    ImplicitMap when the equations cannot be solved explicitly) from S into ``chart``.
+    Parameters
+    ----------
+    chart : Chart
+    equations : sequence of expressions, each ``== 0`` on the submanifold
+    solve_for : sequence of coordinates, optional
+        The coordinates the equations are solved for (default: for each equation, the
+        first coordinate in which it is linear with a constant coefficient).
+    parameters : sequence of Symbol, optional
+        Constant symbols in the equations (see :class:`Map`).
+    guess : dict, optional
+        ``{solved coordinate: expression in the others}``: the branch of the solution
+        numeric checks follow when the equations are nonlinear (default 1).
+
+    Returns
+    -------
+    (S, param): the chart S of the remaining coordinates and a Map (or an ImplicitMap
+    when the equations are not linear in the solved coordinates) from S into ``chart``.
     """
     _require_ordinary(chart)
     eqs = [chart.check_expression(e, "submanifold equation") for e in equations]
@@ -409,6 +466,8 @@ def submanifold_parametrization(chart: Chart, equations: Sequence, solve_for=Non
     if not free:
         raise MapError("the equations leave no free coordinate: the submanifold is a point")
     S = Chart(free)
+    _check_symbols("submanifold", [(f"equation {i}", e) for i, e in enumerate(eqs)], chart.coordinate_set,
+                   parameters)
     linear = all(diff(diff(e, x), y) == 0 for e in eqs for x in solve_for for y in solve_for)
     if linear:
         rows = [{k: diff(e, x) for k, x in enumerate(solve_for) if diff(e, x) != 0} for e in eqs]
@@ -418,18 +477,23 @@ def submanifold_parametrization(chart: Chart, equations: Sequence, solve_for=Non
         except SingularSystem:
             raise MapError(f"the equations {eqs} do not determine {solve_for}") from None
         values = dict(zip(solve_for, sol))
-        return S, Map(S, chart, [values.get(x, x) for x in chart.coords])
+        return S, Map(S, chart, [values.get(x, x) for x in chart.coords], parameters=parameters)
     new = [sympy.Dummy(x.name) for x in chart.coords]
     ren = dict(zip(chart.coords, new))
     impl_eqs = [n - x for n, x in zip(new, chart.coords) if x in free] + [e.xreplace(ren) for e in eqs]
-    guess = {n: x for n, x in zip(new, chart.coords) if x in free}
+    # the solved coordinates start Newton at 1 unless told: 0 is a critical point of
+    # the commonest nonlinear constraints (circles, spheres: x^2 + y^2 - 1)
+    start = {n: x for n, x in zip(new, chart.coords) if x in free}
+    for n, x in zip(new, chart.coords):
+        if x not in free:
+            start[n] = sympy.sympify((guess or {}).get(x, 1))
     try:
-        return S, ImplicitMap(S, chart, impl_eqs, new=new, guess=guess)
+        return S, ImplicitMap(S, chart, impl_eqs, new=new, guess=start, parameters=parameters)
     except ImplicitMapError as exc:
         raise MapError(f"the equations {eqs} do not define a submanifold solvable for {solve_for}: {exc}") from None
 
 
-def restrict(a: Form, equations: Sequence, solve_for=None) -> Form:
+def restrict(a: Form, equations: Sequence, solve_for=None, parameters=None, guess=None) -> Form:
     """The restriction ``i^* a`` of a form to the submanifold ``{equations == 0}``.
 
     The result lives on the chart of the coordinates not solved for (see
@@ -437,5 +501,5 @@ def restrict(a: Form, equations: Sequence, solve_for=None) -> Form:
     """
     if not isinstance(a, Form):
         raise ExpressionError(f"restrict expects a Form, got {type(a).__name__}")
-    _, param = submanifold_parametrization(a.chart, equations, solve_for)
+    _, param = submanifold_parametrization(a.chart, equations, solve_for, parameters, guess)
     return pullback(a, param)

@@ -27,7 +27,7 @@ Examples
 >>> import geomcheck as gc
 >>> from geomcheck import strategies as gst
 >>> M = gc.Chart("x y z")
->>> @settings(max_examples=5, database=None)
+>>> @settings(max_examples=5, deadline=None, database=None)
 ... @given(gst.forms(M, degree=1))
 ... def test_dd_is_zero(a):
 ...     assert gc.d(gc.d(a)).is_zero() is True
@@ -176,7 +176,7 @@ def charts(min_dim: int = 1, max_dim: int = 4, names=None, *, prefix: str | None
     --------
     >>> from hypothesis import given, settings
     >>> from geomcheck import strategies as gst
-    >>> @settings(max_examples=5, database=None)
+    >>> @settings(max_examples=5, deadline=None, database=None)
     ... @given(gst.charts(min_dim=2, max_dim=3, prefix="y"))
     ... def test_dim(M):
     ...     assert 2 <= M.dim <= 3 and str(M.coords[0]) == "y1"
@@ -243,7 +243,7 @@ def graded_charts(
     --------
     >>> from hypothesis import given, settings
     >>> from geomcheck import strategies as gst
-    >>> @settings(max_examples=5, database=None)
+    >>> @settings(max_examples=5, deadline=None, database=None)
     ... @given(gst.graded_charts(max_dim=3))
     ... def test_has_odd(G):
     ...     assert len(G.odd) >= 1
@@ -291,7 +291,7 @@ def numbers(max_numerator: int = 3, max_denominator: int = 3, *, allow_zero: boo
     --------
     >>> from hypothesis import given, settings
     >>> from geomcheck import strategies as gst
-    >>> @settings(max_examples=5, database=None)
+    >>> @settings(max_examples=5, deadline=None, database=None)
     ... @given(gst.numbers())
     ... def test_rational(c):
     ...     assert c.is_Rational and c != 0
@@ -403,7 +403,7 @@ def coefficients(
     >>> import geomcheck as gc
     >>> from geomcheck import strategies as gst
     >>> M = gc.Chart("q p")
-    >>> @settings(max_examples=5, database=None)
+    >>> @settings(max_examples=5, deadline=None, database=None)
     ... @given(gst.coefficients(M, kind="generic"))
     ... def test_generic(H):
     ...     assert H.atoms(sp.core.function.AppliedUndef)
@@ -475,7 +475,7 @@ def forms(draw, chart, degree=None, max_terms: int = 3, coefficients=None, *, mi
     >>> import geomcheck as gc
     >>> from geomcheck import strategies as gst
     >>> M = gc.Chart("x y z")
-    >>> @settings(max_examples=5, database=None)
+    >>> @settings(max_examples=5, deadline=None, database=None)
     ... @given(gst.forms(M, degree=2, coefficients=gst.coefficients(M, kind="transcendental")))
     ... def test_degree(a):
     ...     assert a.degree == 2
@@ -508,7 +508,7 @@ def constant_symplectic_forms(draw, chart, entries: SearchStrategy | None = None
     >>> from hypothesis import given, settings
     >>> import geomcheck as gc
     >>> from geomcheck import strategies as gst
-    >>> @settings(max_examples=5, database=None)
+    >>> @settings(max_examples=5, deadline=None, database=None)
     ... @given(gst.constant_symplectic_forms(gc.Chart("q p")))
     ... def test_two_form(w):
     ...     assert w.degree == 2 and (gc.d(w)).is_zero() is True
@@ -563,7 +563,7 @@ def vector_fields(draw, chart, max_terms: int | None = None, coefficients=None, 
     >>> import geomcheck as gc
     >>> from geomcheck import strategies as gst
     >>> M = gc.Chart("x y")
-    >>> @settings(max_examples=5, database=None)
+    >>> @settings(max_examples=5, deadline=None, database=None)
     ... @given(gst.vector_fields(M), gst.coefficients(M))
     ... def test_lie_of_function(X, f):
     ...     assert (gc.lie(X, f) - X(f)).expand() == 0
@@ -603,7 +603,7 @@ def maps(draw, source, target, coefficients=None):
     >>> import geomcheck as gc
     >>> from geomcheck import strategies as gst
     >>> M, N = gc.Chart("x1 x2"), gc.Chart("y1 y2 y3")
-    >>> @settings(max_examples=5, database=None)
+    >>> @settings(max_examples=5, deadline=None, database=None)
     ... @given(gst.maps(M, N), gst.forms(N, degree=1))
     ... def test_commutes_with_d(phi, a):
     ...     lhs = gc.d(gc.pullback(a, phi))
@@ -716,7 +716,7 @@ def superfunctions(
     >>> import geomcheck as gc
     >>> from geomcheck import strategies as gst
     >>> G = gc.Chart("x xi eta", degrees=[0, 1, 1])
-    >>> @settings(max_examples=5, database=None)
+    >>> @settings(max_examples=5, deadline=None, database=None)
     ... @given(gst.superfunctions(G, degree=1))
     ... def test_degree(f):
     ...     assert f.degree == 1
@@ -780,7 +780,7 @@ def vector_fields_graded(
     >>> import geomcheck as gc
     >>> from geomcheck import strategies as gst
     >>> G = gc.Chart("x xi", degrees=[0, 1])
-    >>> @settings(max_examples=5, database=None)
+    >>> @settings(max_examples=5, deadline=None, database=None)
     ... @given(gst.vector_fields_graded(G, degree=0))
     ... def test_degree(X):
     ...     assert X.degree == 0
@@ -826,7 +826,7 @@ def odd_vector_fields(graded_chart, degree=None, max_terms: int | None = None, c
     >>> import geomcheck as gc
     >>> from geomcheck import strategies as gst
     >>> G = gc.Chart("x xi", degrees=[0, 1])
-    >>> @settings(max_examples=5, database=None)
+    >>> @settings(max_examples=5, deadline=None, database=None)
     ... @given(gst.odd_vector_fields(G))
     ... def test_odd(Q):
     ...     assert Q.is_zero() or Q.degree % 2 == 1

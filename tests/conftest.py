@@ -9,7 +9,8 @@ own tests) run under a hypothesis *profile*:
   work has very uneven run times), the ``too_slow`` health check suppressed,
   ``derandomize=True`` so that every run draws the same examples (reproducible CI:
   a failure on CI fails the same way on your machine) and no example database.
-* ``thorough``: 300 random examples per test, for a long local or nightly run::
+* ``thorough``: 300 random (not derandomized) examples per test, for a long local
+  or nightly run; a failure prints a ``@reproduce_failure`` blob to replay it::
 
       python -m pytest tests/properties --hypothesis-profile=thorough
 
@@ -36,6 +37,7 @@ settings.register_profile(
     "thorough",
     max_examples=300,
     deadline=None,
+    database=None,  # keep the work tree clean; print_blob gives @reproduce_failure instead
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
     print_blob=True,
 )

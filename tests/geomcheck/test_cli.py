@@ -1,0 +1,119 @@
+"""The command line (geomcheck.cli): exit status 0 when every claim holds, 1 when a check
+fails, 2 for bad input with a one-line message naming what was wrong."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_cli(*args, timeout=120):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run(
+        [sys.executable, "-m", "geomcheck.cli", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def one_line(text):
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return len(lines) == 1 and "Traceback" not in text
+
+
+def test_demo_succeeds_and_prints_latex():
+    r = run_cli("demo")
+    assert r.returncode == 0, r.stderr
+    assert "RESULT: every claim holds" in r.stdout
+    assert r"\wedge" in r.stdout
+    assert r"\mathrm{d}q" in r.stdout
+    assert "Traceback" not in r.stderr
+
+
+def test_demo_writes_a_latex_file(tmp_path):
+    out = tmp_path / "demo.tex"
+    r = run_cli("demo", "--latex", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "RESULT: every claim holds" in r.stdout
+    text = out.read_text()
+    assert text.startswith(r"\documentclass")
+    assert r"\begin{document}" in text
+    assert text.rstrip().endswith(r"\end{document}")
+    assert r"\wedge" in text
+    # nothing else (no temporary file) is left behind
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo.tex"]
+
+
+def test_demo_latex_into_a_missing_directory(tmp_path):
+    target = tmp_path / "no" / "such" / "dir" / "demo.tex"
+    r = run_cli("demo", "--latex", str(target))
+    assert r.returncode == 2
+    assert one_line(r.stderr), r.stderr
+    assert str(target) in r.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_demo_latex_below_a_regular_file(tmp_path):
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("not a directory")
+    r = run_cli("demo", "--latex", str(blocker / "demo.tex"))
+    assert r.returncode == 2
+    assert one_line(r.stderr), r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file.txt"]
+    assert blocker.read_text() == "not a directory"
+
+
+def test_demo_latex_onto_an_existing_directory(tmp_path):
+    """FILE names a directory: bad input (exit 2, one line), not a traceback, nothing written."""
+    target = tmp_path / "adir"
+    target.mkdir()
+    r = run_cli("demo", "--latex", str(target))
+    assert r.returncode == 2, (r.returncode, r.stderr[-500:])
+    assert one_line(r.stderr), r.stderr[-500:]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adir"]
+    assert list(target.iterdir()) == []
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux /proc")
+def test_demo_latex_into_a_directory_where_files_cannot_be_created():
+    """/proc passes an os.access(W_OK) check for root but refuses new files: the CLI must still
+    answer with exit status 2 and one line, not a traceback."""
+    target = "/proc/geomcheck-demo.tex"
+    r = run_cli("demo", "--latex", target)
+    assert r.returncode == 2, (r.returncode, r.stderr[-500:])
+    assert one_line(r.stderr), r.stderr[-500:]
+    assert not os.path.exists(target)
+
+
+def test_unknown_command():
+    r = run_cli("frobnicate")
+    assert r.returncode == 2
+    assert "frobnicate" in r.stderr
+    assert one_line(r.stderr), r.stderr
+
+
+def test_no_command():
+    r = run_cli()
+    assert r.returncode == 2
+    assert r.stdout == ""
+
+
+def test_unknown_option():
+    r = run_cli("demo", "--no-such-option")
+    assert r.returncode == 2
+    assert "--no-such-option" in r.stderr
+    assert one_line(r.stderr), r.stderr
+
+
+def test_main_in_process_returns_2_without_command(capsys):
+    from geomcheck.cli import main
+
+    assert main([]) == 2

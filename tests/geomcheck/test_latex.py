@@ -1,0 +1,118 @@
+"""LaTeX printing of every geomcheck object (geomcheck.latex)."""
+
+import sympy as sp
+
+import geomcheck as gc
+
+M = gc.Chart("q1 q2 p1 p2")
+q1, q2, p1, p2 = M.coords
+N = gc.Chart("q p")
+q, p = N.coords
+
+
+def test_canonical_symplectic_form():
+    w = (M.d(q1) ^ M.d(p1)) + (M.d(q2) ^ M.d(p2))
+    assert gc.latex(w) == r"\mathrm{d}q_{1} \wedge \mathrm{d}p_{1} + \mathrm{d}q_{2} \wedge \mathrm{d}p_{2}"
+
+
+def test_differentials_follow_chart_order_and_sign():
+    # dp ^ dq is stored as -dq ^ dp
+    assert gc.latex(N.d(p) ^ N.d(q)) == r"- \mathrm{d}q \wedge \mathrm{d}p"
+    assert gc.latex(-N.d(q)) == r"- \mathrm{d}q"
+    assert gc.latex(N.d(q) - N.d(p)) == r"\mathrm{d}q - \mathrm{d}p"
+
+
+def test_coefficients_signs_and_parentheses():
+    assert gc.latex(2 * q * N.d(p)) == r"2 q \, \mathrm{d}p"
+    assert gc.latex(-2 * q * (N.d(q) ^ N.d(p))) == r"- 2 q \, \mathrm{d}q \wedge \mathrm{d}p"
+    # a sum as a coefficient is parenthesised
+    assert gc.latex((q + p) * N.d(q)) == r"\left(p + q\right) \, \mathrm{d}q"
+    assert gc.latex(-(q + p) * N.d(q)) == r"- \left(p + q\right) \, \mathrm{d}q"
+    assert gc.latex(sp.Rational(-1, 2) * (N.d(q) ^ N.d(p))) == r"- \frac{1}{2} \, \mathrm{d}q \wedge \mathrm{d}p"
+    # mixed degrees: lowest degree first, function part without a differential
+    assert gc.latex(3 + q * N.d(p)) == r"3 + q \, \mathrm{d}p"
+    assert gc.latex(gc.Form(N, {})) == "0"
+
+
+def test_greek_and_subscripted_coordinates():
+    S = gc.Chart("x_1 theta")
+    x1, th = S.coords
+    assert gc.latex(S.d(x1) ^ S.d(th)) == r"\mathrm{d}x_{1} \wedge \mathrm{d}\theta"
+
+
+def test_vector_fields():
+    X = gc.VectorField(N, {q: p, p: -sp.sin(q)})
+    assert gc.latex(X) == (
+        r"p \, \frac{\partial}{\partial q} - \sin{\left(q \right)} \, \frac{\partial}{\partial p}"
+    )
+    Y = gc.VectorField(N, {q: -1, p: q + p})
+    assert gc.latex(Y) == r"- \frac{\partial}{\partial q} + \left(p + q\right) \, \frac{\partial}{\partial p}"
+    assert gc.latex(gc.VectorField(M, {p2: 1})) == r"\frac{\partial}{\partial p_{2}}"
+    assert gc.latex(gc.VectorField(N, {})) == "0"
+
+
+def test_graded_vector_fields_and_superfunctions():
+    G = gc.Chart("x xi eta", degrees=[0, 1, 1])
+    x, xi, eta = G.coords
+    Q = gc.VectorField(G, {x: xi})
+    out = gc.latex(Q)
+    assert r"\xi" in out and r"\frac{\partial}{\partial x}" in out
+    assert gc.latex(G.function(x * eta * xi)) == r"- x \, \xi \eta"
+
+
+def test_maps_and_implicit_maps():
+    h = sp.Symbol("h")
+    phi = gc.Map(N, N, [q + h * p, p], parameters=[h])
+    out = gc.latex(phi)
+    assert out.startswith(r"\begin{aligned}") and out.endswith(r"\end{aligned}")
+    assert r"q &\mapsto h p + q" in out
+    assert r"p &\mapsto p" in out
+    Qn, Pn = sp.symbols("Q P")
+    psi = gc.ImplicitMap(N, N, [Qn - q - h * Pn, Pn - p + h * sp.sin(Qn)], new=[Qn, Pn], parameters=[h])
+    out = gc.latex(psi)
+    assert out.count("&= 0") == 2
+    assert r"\sin{\left(Q \right)}" in out
+
+
+def test_charts():
+    assert gc.latex(M) == r"\left(q_{1}, q_{2}, p_{1}, p_{2}\right)"
+    G = gc.Chart("x b xi", degrees=[0, 2, 1])
+    assert gc.latex(G) == r"\left(x^{[0]}, b^{[2]}, \xi^{[1]}\right)"
+
+
+def test_repr_latex_has_math_delimiters():
+    w = N.d(q) ^ N.d(p)
+    X = gc.VectorField(N, {q: 1})
+    phi = gc.Map(N, N, [p, -q])
+    G = gc.Chart("x xi", degrees=[0, 1])
+    for obj in (w, X, phi, N, G.function(G.coords[1])):
+        out = obj._repr_latex_()
+        assert out.startswith("$") and out.endswith("$"), out
+        assert out[1:-1] == gc.latex(obj)
+        assert not out[1:-1].startswith("$")
+
+
+def test_sympy_latex_uses_the_hooks():
+    w = (N.d(q) ^ N.d(p))
+    assert sp.latex(w) == gc.latex(w) == r"\mathrm{d}q \wedge \mathrm{d}p"
+    X = gc.VectorField(N, {q: p})
+    assert sp.latex(X) == gc.latex(X)
+    assert sp.latex(N) == gc.latex(N)
+    phi = gc.Map(N, N, [p, -q])
+    assert sp.latex(phi) == gc.latex(phi)
+
+
+def test_latex_of_plain_sympy_expressions():
+    assert gc.latex(q**2) == "q^{2}"
+
+
+def test_derivation_document():
+    D = gc.Derivation("A title").add("A step", r"x &= 1").concluding("Done.")
+    frag = D.latex()
+    assert r"\paragraph{A title}" in frag
+    assert r"\begin{align*}x &= 1\end{align*}" in frag
+    assert frag.index("A step") < frag.index("Done.")
+    doc = D.document()
+    assert doc.startswith(r"\documentclass")
+    assert r"\begin{document}" in doc and doc.rstrip().endswith(r"\end{document}")
+    assert frag in doc
