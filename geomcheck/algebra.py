@@ -18,6 +18,7 @@ True
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from typing import Iterable, Mapping
 
 import sympy
@@ -134,8 +135,34 @@ def scale_terms(a: Mapping, factor) -> Terms:
     return out
 
 
+def _rational_terms(terms: Mapping):
+    """``{key: Fraction}`` when every coefficient is a plain rational, else None."""
+    out = {}
+    for key, value in terms.items():
+        if not value.is_Rational:
+            return None
+        out[key] = Fraction(int(value.p), int(value.q))
+    return out
+
+
+def _mul_rational(a: Mapping, b: Mapping) -> Terms:
+    # Python integer arithmetic: no sympy object is built until the end
+    acc: dict = {}
+    for ka, va in a.items():
+        for kb, vb in b.items():
+            sign, key = merge_sign(ka, kb)
+            if sign:
+                acc[key] = acc.get(key, 0) + (va * vb if sign > 0 else -(va * vb))
+    return {k: sympy.Rational(v.numerator, v.denominator) for k, v in acc.items() if v}
+
+
 def mul_terms(a: Mapping, b: Mapping) -> Terms:
-    """Supercommutative product of two term dicts."""
+    """Supercommutative product of two term dicts (fast path for rational coefficients)."""
+    if len(a) * len(b) > 8:
+        ra = _rational_terms(a)
+        rb = _rational_terms(b) if ra is not None else None
+        if rb is not None:
+            return _mul_rational(ra, rb)
     acc = Accumulator()
     for ka, va in a.items():
         for kb, vb in b.items():

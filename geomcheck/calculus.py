@@ -54,7 +54,11 @@ def diff(expr, x):
     -------
     sympy.Expr
         ``sympy.diff(expr, x)`` in which every derivative of an undefined function lists
-        its variables in the canonical order of :func:`canonical_derivatives`.
+        its variables in the canonical order of :func:`canonical_derivatives`.  Where
+        sympy would produce or differentiate ``Subs`` (an undefined function of
+        non-symbol arguments), the derivative is taken through jets and stays in jet
+        form (:class:`geomcheck.zero.Jet`; :func:`geomcheck.zero.from_jets` converts
+        back), because sympy 1.14's own result can be wrong there.
 
     Examples
     --------

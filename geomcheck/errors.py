@@ -21,6 +21,7 @@ __all__ = [
     "NotContactError",
     "NotClosedError",
     "BudgetExceeded",
+    "InvalidArgumentError",
 ]
 
 
@@ -82,3 +83,7 @@ class NotClosedError(GeomcheckError, ValueError):
 
 class BudgetExceeded(GeomcheckError, TimeoutError):
     """A computation ran out of its time budget (internal: callers turn it into 'unknown')."""
+
+
+class InvalidArgumentError(GeomcheckError, ValueError):
+    """An option (a budget, a precision, a count) is out of its range."""

@@ -43,6 +43,7 @@ import itertools
 from collections.abc import Callable, Sequence
 
 import sympy as sp
+from hypothesis import reject
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from hypothesis.strategies import SearchStrategy
@@ -413,7 +414,7 @@ def coefficients(
     kind = draw(_as_strategy(kind))
     if kind not in _KINDS:
         raise InvalidArgument(f"coefficients: kind={kind!r}; expected one of {_KINDS}")
-    nums = numbers if numbers is not None else globals()["numbers"]()
+    nums = numbers if numbers is not None else _default_numbers()
     vs = tuple(variables) if variables is not None else _variables_of(chart)
     expr = draw(_polynomials(vs, max_degree, max_terms, nums))
     if kind == "transcendental":
@@ -427,14 +428,16 @@ def coefficients(
         if draw(st.booleans()):
             expr += draw(_transcendental_terms(vs, nums, tuple(elementary)))
     if nonzero and expr == 0:
-        from hypothesis import reject
-
         reject()
     return expr
 
 
 #: Alias of :func:`coefficients`: a "function" on a chart is a sympy expression.
 functions = coefficients
+
+# module-level names for the defaults (the parameters of the strategies below shadow them)
+_default_numbers = numbers
+_default_coefficients = coefficients
 
 
 # --------------------------------------------------------------------------- forms, fields, maps
@@ -487,7 +490,7 @@ def forms(draw, chart, degree=None, max_terms: int = 3, coefficients=None, *, mi
     lo = min(min_terms, len(idx))
     n = draw(st.integers(lo, max(lo, min(max_terms, len(idx)))))
     keys = draw(st.lists(st.sampled_from(idx), min_size=n, max_size=n, unique=True)) if n else []
-    coeffs = _nonzero(_resolve(coefficients, chart, globals()["coefficients"]))
+    coeffs = _nonzero(_resolve(coefficients, chart, _default_coefficients))
     comps = {tuple(key): draw(coeffs) for key in sorted(keys)}
     return _gc().Form(chart, comps)
 
@@ -530,8 +533,6 @@ def constant_symplectic_forms(draw, chart, entries: SearchStrategy | None = None
             W[i, i + 1] += 1
             W[i + 1, i] -= 1
         if W.det() == 0:
-            from hypothesis import reject
-
             reject()
     comps = {(i, j): W[i, j] for i, j in pairs if W[i, j] != 0}
     return _gc().Form(chart, comps)
@@ -576,7 +577,7 @@ def vector_fields(draw, chart, max_terms: int | None = None, coefficients=None, 
     lo = min(min_terms, cap)
     n = draw(st.integers(lo, max(lo, cap)))
     which = draw(st.lists(st.sampled_from(chart.coords), min_size=n, max_size=n, unique=True)) if n else []
-    coeffs = _nonzero(_resolve(coefficients, chart, globals()["coefficients"]))
+    coeffs = _nonzero(_resolve(coefficients, chart, _default_coefficients))
     comps = {c: draw(coeffs) for c in chart.coords if c in which}
     return _gc().VectorField(chart, comps)
 
@@ -612,7 +613,7 @@ def maps(draw, source, target, coefficients=None):
     """
     source = draw(_chart_strategy(source))
     target = draw(_chart_strategy(target))
-    coeffs = _resolve(coefficients, source, globals()["coefficients"])
+    coeffs = _resolve(coefficients, source, _default_coefficients)
     exprs = [draw(coeffs) for _ in range(target.dim)]
     return _gc().Map(source, target, exprs)
 
@@ -661,7 +662,7 @@ def _superfunction_exprs(draw, chart, degree, max_terms, coefficients, max_even_
         return sp.S.Zero, degree
     n = draw(st.integers(1, min(max_terms, len(shapes))))
     chosen = draw(st.lists(st.sampled_from(range(len(shapes))), min_size=n, max_size=n, unique=True))
-    coeffs = _nonzero(_resolve(coefficients, chart, globals()["coefficients"]))
+    coeffs = _nonzero(_resolve(coefficients, chart, _default_coefficients))
     geven = _graded_even(chart)
     terms = []
     for i in sorted(chosen):

@@ -101,7 +101,7 @@ import sympy
 from sympy.core.function import AppliedUndef, Derivative, Function, Subs
 from sympy.matrices import MatrixBase
 
-from .errors import ExpressionError, ImplicitMapError
+from .errors import ExpressionError, ImplicitMapError, InvalidArgumentError
 
 __all__ = [
     "ZeroDecision",
@@ -1555,11 +1555,11 @@ def _fmt(v, n=3):
 
 def _check_parameters(budget, dps, points):
     if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget > 0:
-        raise ValueError(f"budget must be a positive number of seconds, got {budget!r}")
+        raise InvalidArgumentError(f"budget must be a positive number of seconds, got {budget!r}")
     if isinstance(dps, bool) or not isinstance(dps, int) or dps < 15:
-        raise ValueError(f"dps must be an int >= 15, got {dps!r}")
+        raise InvalidArgumentError(f"dps must be an int >= 15, got {dps!r}")
     if isinstance(points, bool) or not isinstance(points, int) or points < 1:
-        raise ValueError(f"points must be a positive int, got {points!r}")
+        raise InvalidArgumentError(f"points must be a positive int, got {points!r}")
 
 
 def decide_zero(expr, *, budget=10.0, dps=50, points=3, relations=(), seed=0) -> ZeroDecision:

@@ -304,6 +304,7 @@ def test_decide_all_zero_indices():
     assert (d.is_zero, d.index) == (False, (1, 1))
     d = decide_all_zero([])
     assert (d.is_zero, d.stage) == (True, "structural")
+    assert "no entries" in decide_all_zero({}).method
     d = decide_all_zero([(x + 1) ** 2 - x**2 - 2 * x - 1, sp.sin(x) ** 2 + sp.cos(x) ** 2 - 1, 0])
     assert (d.is_zero, d.stage) == (True, "randomized")
     assert d.method.startswith("all 3 entries are zero")
@@ -358,6 +359,28 @@ def test_relation_with_generic_potential():
     assert decide_zero(energy + h**3 * Q, relations=[R]).is_zero is False
     # with the unknowns free the energy is not zero
     assert decide_zero(energy).is_zero is False
+
+
+def test_relations_sharing_unknowns_are_merged():
+    # a composite map's relation repeats the equations of its factors
+    a, b = sp.symbols("a b")
+    R1 = _pendulum_midpoint()
+    R2 = Relation(list(R1.equations) + [a - P * h - Q, b - P], [a, b, Q, P], guess={Q: q, P: p}, small=[h])
+    assert decide_zero(a - P * h - Q, relations=[R1, R2]).is_zero is True
+    assert decide_zero(a - Q, relations=[R1, R2]).is_zero is False
+    # a repeated equation in another form: Gauss-Newton on the consistent system
+    R3 = Relation([2 * R1.equations[0], R1.equations[1]], [Q, P], guess={Q: q, P: p}, small=[h])
+    assert decide_zero(R1.equations[0] * sp.exp(Q), relations=[R1, R3]).is_zero is True
+
+
+def test_relation_with_a_singular_guess():
+    # y = 0 is a fold of the circle: Newton restarts from a moved guess
+    R = Relation([x**2 + y**2 - 1], [y])
+    assert decide_zero(x**2 + y**2 - 1 + (y**2 - 1 + x**2) * z, relations=[R]).is_zero is True
+    d = decide_zero(x / y, relations=[R])
+    assert d.is_zero is False
+    xv, yv = d.point["x"], mpmath.mpf(d.point["y"])
+    assert abs(float(xv) ** 2 + float(yv) ** 2 - 1) < 1e-12
 
 
 def test_relation_validation():
