@@ -162,6 +162,11 @@ def _diffgeom_w(n, dx):
     return sp.Add(*[WedgeProduct(dx[i], dx[n + i]) for i in range(n)])
 
 
+def _diffgeom_hamiltonian_field(n, Hf, e):
+    """X = sum H_p e_q - H_q e_p (so that i_X w = dH for w = sum dq ^ dp)."""
+    return sp.Add(*[e[n + i].rcall(Hf) * e[i] - e[i].rcall(Hf) * e[n + i] for i in range(n)])
+
+
 def _diffgeom_decide_field(dim, w, X, e):
     from sympy.diffgeom import Commutator
 
@@ -183,7 +188,7 @@ def diffgeom_decide(q, p, H):
     n, dim, f, e, dx = diffgeom_setup(q, p)
     Hf = H.xreplace(dict(zip(list(q) + list(p), f)))
     w = _diffgeom_w(n, dx)
-    X = sp.Add(*[e[n + i].rcall(Hf) * e[i] - e[i].rcall(Hf) * e[n + i] for i in range(n)])
+    X = _diffgeom_hamiltonian_field(n, Hf, e)
     return _diffgeom_decide_field(dim, w, X, e), {}
 
 
@@ -194,7 +199,7 @@ def diffgeom_builtin_message(q, p) -> str:
     n, dim, f, e, dx = diffgeom_setup(q, p)
     w = _diffgeom_w(n, dx)
     Hf = concrete_h(f[:n], f[n:])
-    X = sp.Add(*[e[n + i].rcall(Hf) * e[i] - e[i].rcall(Hf) * e[n + i] for i in range(n)])
+    X = _diffgeom_hamiltonian_field(n, Hf, e)
     L = LieDerivative(X, w)
     unevaluated = f"LieDerivative(X, w).doit() stays unevaluated ({type(L.doit()).__name__})"
     try:

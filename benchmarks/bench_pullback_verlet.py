@@ -60,6 +60,17 @@ def verlet(n: int):
     return q, p, h, Q, P
 
 
+def explicit_euler(n: int):
+    """Q = q + h p, P = p - h grad V(q): NOT symplectic (for the sanity check)."""
+    q = sp.symbols(f"q1:{n + 1}")
+    p = sp.symbols(f"p1:{n + 1}")
+    h = sp.Symbol("h")
+    Vq = sp.Function("V")(*q)
+    Q = [q[i] + h * p[i] for i in range(n)]
+    P = [p[i] - h * Vq.diff(q[i]) for i in range(n)]
+    return q, p, h, Q, P
+
+
 def naive_subs_differs(n: int = 2) -> bool:
     """True when grad V(q).subs({q: Q}, simultaneous=True) is NOT grad V at Q.
 
@@ -249,12 +260,32 @@ def main(argv=None) -> int:
             b.notes.append(f"naive-subs check failed: {type(exc).__name__}: {exc}")
     b.show(args.markdown)
 
+    # ---- sanity: a map that is not symplectic must be reported as such
+    s = U.Table("sanity: explicit Euler (not symplectic), n = 2; every method must say False",
+                ["method", "verdict", "how decided"])
+    for name, fn, needed in (("engine", engine_run, gc is not None),
+                             ("plain expand", plain_expand, True)):
+        if not needed:
+            s.add(name, "n/a", "-")
+            continue
+        r = U.run_cell(fn, *explicit_euler(2), cap=60.0, repeats=1)
+        if r.ok:
+            s.add(name, "ok" if r.value is False else f"WRONG ({r.value!r})",
+                  r.extra.get("how", f"{r.extra.get('nonzero', '?')} nonzero entries"))
+            if r.value is not False:
+                wrong.append(f"{name} on explicit Euler: {r.value!r}")
+        else:
+            s.add(name, r.status, r.message)
+            wrong.append(f"{name} on explicit Euler: {r.status}")
+    s.show(args.markdown)
+
     print("goals:", flush=True)
     if gc is None:
         print("  (engine not measured: goals not evaluated)", flush=True)
     else:
         goals.append(("PASS" if not wrong else "MISS",
-                      f"[{'PASS' if not wrong else 'MISS'}] the engine said True for every n"
+                      f"[{'PASS' if not wrong else 'MISS'}] every answer right (engine True "
+                      "for every n; False for explicit Euler)"
                       + (f" (not: {wrong})" if wrong else "")))
         for _, line in goals:
             print("  " + line, flush=True)

@@ -1713,7 +1713,7 @@ class _Job:
         parts = [f"{n} {what}" for what, n in self.counts.items() if n]
         n_all = len(self.items)
         if not n_all:
-            return ZeroDecision(True, stage, "there are no entries (an empty collection is zero)")
+            return ZeroDecision(True, stage, "structurally zero: no nonzero component remains")
         if len(parts) == 1 and stage == "structural":
             return ZeroDecision(True, stage, f"all {n_all} entries are structurally 0")
         return ZeroDecision(True, stage, f"all {n_all} entries are zero: " + ", ".join(parts))

@@ -1,0 +1,19 @@
+"""The benchmark scripts still run (their --quick mode); speed goals live in the scripts."""
+
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("script", ["bench_lie_derivative.py", "bench_pullback_verlet.py"])
+def test_benchmark_quick_mode_runs(script):
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / script), "--quick"],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "|" in proc.stdout  # a table was printed
