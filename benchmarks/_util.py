@@ -55,47 +55,19 @@ __all__ = [
 
 
 def clear_caches() -> list[str]:
-    """Clear sympy's cache and every cache in the loaded geomcheck modules.
+    """Clear sympy's cache and every memo of the engine (``geomcheck.clear_caches``).
 
-    Returns the names of the geomcheck caches that were cleared (for the notes).
-    ``geomcheck.calculus.diff.cache_clear`` is the documented one (called when it
-    exists); the scan also clears every other ``functools`` cache and every
-    module-level dict whose name contains "cache" (``_DECISION_CACHE``,
-    ``_JETS_CACHE`` ...), so the engine never answers from an earlier repetition.
+    Returns what was cleared (for the notes), so no repetition is answered from a
+    cache warmed by an earlier one.
     """
     from sympy.core.cache import clear_cache
 
     clear_cache()
-    cleared: list[str] = []
     gc_mod = sys.modules.get("geomcheck")
     if gc_mod is None:
-        return cleared
-    calculus = getattr(gc_mod, "calculus", None)
-    diff = getattr(calculus, "diff", None) if calculus is not None else None
-    if diff is not None and hasattr(diff, "cache_clear"):
-        diff.cache_clear()
-        cleared.append("geomcheck.calculus.diff")
-    for name, mod in list(sys.modules.items()):
-        if mod is None or not (name == "geomcheck" or name.startswith("geomcheck.")):
-            continue
-        for attr, obj in list(vars(mod).items()):
-            clear = getattr(obj, "cache_clear", None)
-            if callable(clear) and hasattr(obj, "cache_info"):
-                # functools.lru_cache / functools.cache wrappers
-                pass
-            elif isinstance(obj, dict) and "cache" in attr.lower():
-                # module-level memo tables such as geomcheck.zero._DECISION_CACHE
-                clear = obj.clear
-            else:
-                continue
-            try:
-                clear()
-            except Exception:  # pragma: no cover - a cache that refuses is not ours to fix
-                continue
-            qual = f"{name}.{attr}"
-            if qual not in cleared:
-                cleared.append(qual)
-    return cleared
+        return ["sympy"]
+    gc_mod.clear_caches()
+    return ["sympy", "geomcheck.clear_caches()"]
 
 
 # --------------------------------------------------------------------------- memory

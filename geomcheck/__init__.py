@@ -19,6 +19,7 @@ from .hamiltonian import contact_vector_field, hamiltonian_vector_field, reeb_ve
 from .latex import Derivation, latex
 from .maps import ImplicitMap, Map, compose, pullback, restrict, submanifold_parametrization
 from .qstructures import de_rham_vector_field
+from .zero import clear_caches
 
 __version__ = "0.1.0"
 
@@ -47,4 +48,5 @@ __all__ = [
     "restrict",
     "submanifold_parametrization",
     "de_rham_vector_field",
+    "clear_caches",
 ]

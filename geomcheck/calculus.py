@@ -287,3 +287,9 @@ def free_coordinates(expr, coords):
 @lru_cache(maxsize=_DIFF_CACHE_SIZE)
 def _free_coordinates_cached(expr, coords):
     return symbols_of(expr) & coords
+
+
+def clear_caches():
+    """Forget the differentiation and free-symbol memos."""
+    for memo in (symbols_of, _diff_cached, _free_coordinates_cached):
+        memo.cache_clear()

@@ -408,9 +408,33 @@ def _direct_jet(deriv, memo, deadline):
     return jet_function(f.func.__name__, tuple(index))(*new)
 
 
-_JETS_CACHE: OrderedDict = OrderedDict()
-_JETS_CACHE_SIZE = 4096
-_CACHE_LOCK = threading.Lock()
+class _LRU:
+    """A small thread-safe least-recently-used memo."""
+
+    def __init__(self, size):
+        self.size = size
+        self.data: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key):
+        with self.lock:
+            hit = self.data.get(key)
+            if hit is not None:
+                self.data.move_to_end(key)
+            return hit
+
+    def put(self, key, value):
+        with self.lock:
+            self.data[key] = value
+            if len(self.data) > self.size:
+                self.data.popitem(last=False)
+
+    def clear(self):
+        with self.lock:
+            self.data.clear()
+
+
+_JETS_CACHE = _LRU(4096)
 
 
 def canonical_jets(expr):
@@ -440,19 +464,14 @@ def canonical_jets(expr):
     """
     if not isinstance(expr, sympy.Basic):
         return expr
-    with _CACHE_LOCK:
-        hit = _JETS_CACHE.get(expr)
-        if hit is not None:
-            _JETS_CACHE.move_to_end(expr)
-            return hit
+    hit = _JETS_CACHE.get(expr)
+    if hit is not None:
+        return hit
     if not expr.has(AppliedUndef, Derivative, Subs):
         res = expr
     else:
         res = _to_jets(expr, {})
-    with _CACHE_LOCK:
-        _JETS_CACHE[expr] = res
-        if len(_JETS_CACHE) > _JETS_CACHE_SIZE:
-            _JETS_CACHE.popitem(last=False)
+    _JETS_CACHE.put(expr, res)
     return res
 
 
@@ -1545,8 +1564,7 @@ class _Alarm:
 # ----------------------------------------------------------------------------------
 # The decision procedure
 
-_DECISION_CACHE: OrderedDict = OrderedDict()
-_DECISION_CACHE_SIZE = 2048
+_DECISION_CACHE = _LRU(2048)
 
 
 def _fmt(v, n=3):
@@ -1659,20 +1677,24 @@ def _decide_cached(items, single, budget, dps, points, rels, seed):
     except TypeError:
         cache_key = None
     if cache_key is not None:
-        with _CACHE_LOCK:
-            hit = _DECISION_CACHE.get(cache_key)
-            if hit is not None:
-                _DECISION_CACHE.move_to_end(cache_key)
-                return hit
+        hit = _DECISION_CACHE.get(cache_key)
+        if hit is not None:
+            return hit
     job = _Job(items, single, start, budget, dps, points, rels, seed)
     decision = job.run()
     # an unknown may become known with a fresh clock; only definite answers are kept
     if cache_key is not None and decision.is_zero is not None:
-        with _CACHE_LOCK:
-            _DECISION_CACHE[cache_key] = decision
-            if len(_DECISION_CACHE) > _DECISION_CACHE_SIZE:
-                _DECISION_CACHE.popitem(last=False)
+        _DECISION_CACHE.put(cache_key, decision)
     return decision
+
+
+def clear_caches():
+    """Forget every memo of the engine (for benchmarks: no answer from a warm cache)."""
+    from . import calculus
+
+    _JETS_CACHE.clear()
+    _DECISION_CACHE.clear()
+    calculus.clear_caches()
 
 
 def _plural(n, word):
