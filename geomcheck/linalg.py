@@ -51,10 +51,6 @@ def _is_zero_or_unknown(entry) -> bool:
     return decide_zero(entry, budget=5.0).is_zero is not False
 
 
-def _simplify(e):
-    return e if e.is_Number else sympy.cancel(sympy.together(e))
-
-
 def solve_sparse(rows: Sequence[dict], rhs: Sequence[Sequence], ncols: int):
     """Solve ``A x = b_k`` for every right-hand side ``b_k``.
 
@@ -75,7 +71,6 @@ def solve_sparse(rows: Sequence[dict], rhs: Sequence[Sequence], ncols: int):
     """
     A = [{c: sympy.sympify(v) for c, v in r.items() if v != 0} for r in rows]
     B = [[sympy.sympify(b[i]) for b in rhs] for i in range(len(A))]
-    symbolic = False
     free = set(range(len(A)))
     pivots = {}
     for col in range(ncols):
@@ -90,7 +85,6 @@ def solve_sparse(rows: Sequence[dict], rhs: Sequence[Sequence], ncols: int):
                 if _is_nonzero(A[r][col]):
                     chosen = r
                     break
-            symbolic = symbolic or chosen is not None
         if chosen is None:
             raise SingularSystem(col)
         free.discard(chosen)
@@ -102,9 +96,10 @@ def solve_sparse(rows: Sequence[dict], rhs: Sequence[Sequence], ncols: int):
             factor = A[r][col] / piv
             row = A[r]
             for c, v in prow.items():
+                # no cancel/together here: on the nested quotients of an implicit
+                # scheme's Jacobian they cost seconds, and the zero test decides the
+                # resulting rational expressions exactly anyway
                 nv = row.get(c, 0) - factor * v
-                if not nv.is_Number:
-                    nv = _simplify(nv) if symbolic else nv
                 if nv == 0:
                     row.pop(c, None)
                 else:
@@ -120,7 +115,6 @@ def solve_sparse(rows: Sequence[dict], rhs: Sequence[Sequence], ncols: int):
         sol = []
         for col in range(ncols):
             r = pivots[col]
-            v = B[r][k] / A[r][col]
-            sol.append(_simplify(v) if symbolic else v)
+            sol.append(B[r][k] / A[r][col])
         solutions.append(sol)
     return solutions

@@ -17,12 +17,15 @@ def koszul(a, b):
     return -1 if (a * b) % 2 else 1
 
 
-def draw_chart(data, max_dim=4):
-    return data.draw(gst.graded_charts(1, max_dim), label="graded chart")
+def draw_chart(data, max_dim=4, min_odd=1):
+    return data.draw(gst.graded_charts(min_odd, max_dim, min_odd=min_odd), label="graded chart")
 
 
-def draw_function(data, G, label="f"):
-    k = data.draw(st.sampled_from(gst.superfunction_degrees(G)), label=f"|{label}|")
+def draw_function(data, G, label="f", parity=None):
+    degs = gst.superfunction_degrees(G)
+    if parity is not None:
+        degs = [k for k in degs if k % 2 == parity]
+    k = data.draw(st.sampled_from(degs), label=f"|{label}|")
     return data.draw(gst.superfunctions(G, degree=k), label=label), k
 
 
@@ -40,6 +43,15 @@ def test_superfunctions_supercommute(data):
     f, kf = draw_function(data, G, "f")
     g, kg = draw_function(data, G, "g")
     assert (f * g - koszul(kf, kg) * (g * f)).is_zero() is True
+
+
+@given(st.data())
+def test_odd_superfunctions_anticommute(data):
+    # the sign-sensitive case, drawn on purpose: two odd functions, >= 2 odd coordinates
+    G = draw_chart(data, min_odd=2)
+    f, _ = draw_function(data, G, "f", parity=1)
+    g, _ = draw_function(data, G, "g", parity=1)
+    assert (f * g + g * f).is_zero() is True
 
 
 @given(st.data())
@@ -72,6 +84,16 @@ def test_vector_fields_are_graded_derivations(data):
     lhs = X(f * g)
     rhs = X(f) * g + koszul(kX, kf) * (f * X(g))
     assert (lhs - rhs).is_zero() is True
+
+
+@given(st.data())
+def test_odd_vector_fields_are_odd_derivations(data):
+    # the sign-sensitive case: X odd, f odd, functions with several odd factors
+    G = draw_chart(data, min_odd=2)
+    X, _ = draw_field(data, G, "X", parity=1)
+    f, _ = draw_function(data, G, "f", parity=1)
+    g, _ = draw_function(data, G, "g")
+    assert (X(f * g) - (X(f) * g - f * X(g))).is_zero() is True
 
 
 @given(st.data())
