@@ -13,11 +13,18 @@ True
 
 from . import errors
 from .algebra import Chart, SuperFunction
+from .certify import (
+    Certificate,
+    certify_conformal_symplectic,
+    certify_contact,
+    certify_preserves,
+    certify_symplectic,
+)
 from .fields import VectorField, bracket
 from .forms import Form, d, interior, is_closed, lie, lie_cartan, primitive
 from .hamiltonian import contact_vector_field, hamiltonian_vector_field, reeb_vector_field
 from .latex import Derivation, latex
-from .maps import ImplicitMap, Map, compose, pullback, restrict, submanifold_parametrization
+from .maps import ImplicitMap, Map, compose, pullback, restrict, submanifold_parametrization, substitute
 from .qstructures import de_rham_vector_field
 from .zero import clear_caches
 
@@ -47,6 +54,12 @@ __all__ = [
     "pullback",
     "restrict",
     "submanifold_parametrization",
+    "substitute",
     "de_rham_vector_field",
     "clear_caches",
+    "Certificate",
+    "certify_symplectic",
+    "certify_conformal_symplectic",
+    "certify_contact",
+    "certify_preserves",
 ]

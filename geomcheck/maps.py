@@ -30,16 +30,27 @@ from .errors import ChartMismatchError, ExpressionError, ImplicitMapError, MapEr
 from .forms import Dependence, Form, _require_ordinary, coefficient_gradient
 from .linalg import SingularSystem, solve_sparse
 
-__all__ = ["Map", "ImplicitMap", "compose", "pullback", "restrict", "submanifold_parametrization"]
+__all__ = ["Map", "ImplicitMap", "compose", "pullback", "restrict", "submanifold_parametrization", "substitute"]
 
 
-def _substitute(expr, mapping: Mapping):
+def substitute(expr, mapping: Mapping):
     """Simultaneous substitution that stays valid inside derivatives.
 
-    Derivatives of undefined functions are first brought to canonical jets (plain
-    function applications), on which ``xreplace`` is exact and cheap; sympy's own
-    ``subs`` would build slow and fragile ``Subs`` objects.
+    ``substitute(V(q1, q2).diff(q1), {q1: Q1, q2: Q2})`` is dV/dq1 evaluated at (Q1, Q2),
+    even when Q2 contains q1.  Derivatives of undefined functions are first brought to
+    canonical jets (plain function applications), on which ``xreplace`` is exact and
+    cheap; sympy 1.14's ``subs(..., simultaneous=True)`` can capture a variable of the
+    derivative inside a substituted expression and return a different function.
+
+    Examples
+    --------
+    >>> import sympy, geomcheck as gc
+    >>> q1, q2, h = sympy.symbols("q1 q2 h")
+    >>> V = sympy.Function("V")
+    >>> gc.substitute(V(q1, q2).diff(q1), {q1: q1 + h, q2: q1})
+    V_{1}(h + q1, q1)
     """
+    expr = sympy.sympify(expr)
     if not mapping:
         return expr
     if expr.has(sympy.Derivative, sympy.Subs):
@@ -117,7 +128,7 @@ class Map:
 
     def __call__(self, f):
         """The composite ``f o phi`` of a function on the target."""
-        return _substitute(sympy.sympify(f), self.substitution())
+        return substitute(sympy.sympify(f), self.substitution())
 
     def jacobian(self) -> dict:
         """Sparse Jacobian ``{(i, j): d phi^i / d x^j}`` (nonzero entries)."""
@@ -327,14 +338,14 @@ def _transport(deps, subst: Mapping, guess_subst: Mapping, chain: Sequence, avoi
         for u, row in dep.derivatives.items():
             acc = {}
             for k, v in row.items():
-                vs = _substitute(v, full)
+                vs = substitute(v, full)
                 for j, c in chain[k].items():
                     acc.setdefault(j, []).append(vs * c)
             derivatives[rename.get(u, u)] = {j: sympy.Add(*parts) for j, parts in acc.items()}
         relation = Relation(
-            [_substitute(e, full) for e in rel.equations],
+            [substitute(e, full) for e in rel.equations],
             [rename.get(u, u) for u in rel.unknowns],
-            guess={rename.get(u, u): _substitute(rel.guess[u], guess_subst) for u in rel.unknowns},
+            guess={rename.get(u, u): substitute(rel.guess[u], guess_subst) for u in rel.unknowns},
             small=rel.small,
         )
         out.append(Dependence(relation, derivatives))
@@ -371,7 +382,7 @@ def pullback(a: Form, phi) -> Form:
     dphi_terms = [{(j,): v for j, v in row.items()} for row in dphi]
     acc = Accumulator()
     for key, c in a.terms.items():
-        terms = {(): _substitute(c, full)}
+        terms = {(): substitute(c, full)}
         for i in key:
             terms = mul_terms(terms, dphi_terms[i])
             if not terms:
@@ -390,12 +401,12 @@ def compose(psi, phi):
     params = None if (phi.parameters is None or psi.parameters is None) else phi.parameters + psi.parameters
     if isinstance(phi, Map) and isinstance(psi, Map):
         sub = phi.substitution()
-        return Map(phi.source, psi.target, [_substitute(e, sub) for e in psi.exprs], parameters=params)
+        return Map(phi.source, psi.target, [substitute(e, sub) for e in psi.exprs], parameters=params)
     if isinstance(phi, Map):
         sub = phi.substitution()
-        eqs = [_substitute(e, sub) for e in psi.equations]
+        eqs = [substitute(e, sub) for e in psi.equations]
         return ImplicitMap(phi.source, psi.target, eqs, new=psi.new, auxiliary=psi.auxiliary,
-                           parameters=params, guess={u: _substitute(g, sub) for u, g in psi.guess.items()},
+                           parameters=params, guess={u: substitute(g, sub) for u, g in psi.guess.items()},
                            step=psi.step)
     # phi implicit: its unknowns become auxiliary unknowns of the composite
     taken = set(phi.unknowns) | set(phi.source.coords)
@@ -405,18 +416,18 @@ def compose(psi, phi):
     sub = dict(zip(psi.source.coords, phi.new))
     if isinstance(psi, Map):
         new = [fresh[y] for y in psi.target.coords]
-        eqs = list(phi.equations) + [y - _substitute(e, sub) for y, e in zip(new, psi.exprs)]
+        eqs = list(phi.equations) + [y - substitute(e, sub) for y, e in zip(new, psi.exprs)]
         aux = list(phi.unknowns)
         guess = dict(phi.guess)
-        guess.update({y: _substitute(_substitute(e, sub), phi.guess) for y, e in zip(new, psi.exprs)})
+        guess.update({y: substitute(substitute(e, sub), phi.guess) for y, e in zip(new, psi.exprs)})
     else:
         ren = {**sub, **fresh}
         new = [fresh[u] for u in psi.new]
-        eqs = list(phi.equations) + [_substitute(e, ren) for e in psi.equations]
+        eqs = list(phi.equations) + [substitute(e, ren) for e in psi.equations]
         aux = list(phi.unknowns) + [fresh[u] for u in psi.auxiliary]
         guess = dict(phi.guess)
         for u, g in psi.guess.items():
-            guess[fresh[u]] = _substitute(_substitute(g, sub), phi.guess)
+            guess[fresh[u]] = substitute(substitute(g, sub), phi.guess)
     return ImplicitMap(phi.source, psi.target, eqs, new=new, auxiliary=aux, parameters=params, guess=guess,
                        step=phi.step or getattr(psi, "step", None))
 

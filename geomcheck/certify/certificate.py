@@ -1,0 +1,139 @@
+"""Certificates: a claim, its verdict, how it was decided, and a typeset proof.
+
+``holds`` is True only when the claim was proved (exact arithmetic) or when
+randomized high-precision evaluation says so (``method`` says which); False only
+with a confirmed counterexample; None when it could not be decided.
+
+>>> import geomcheck as gc, sympy
+>>> M = gc.Chart("q p"); q, p = M.coords; h = sympy.Symbol("h")
+>>> c = gc.certify_symplectic(gc.Map(M, M, [q + h * p, p]), M.d(q) ^ M.d(p))
+>>> c.holds, c.stage
+(True, 'structural')
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy
+
+from ..latex import Derivation, latex
+
+__all__ = ["Certificate"]
+
+
+def _jsonable(obj):
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return obj
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    return str(obj)
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """The outcome of checking one claim.
+
+    Attributes
+    ----------
+    claim : str
+        What was checked, in words (e.g. ``"phi^* omega == omega"``).
+    holds : bool or None
+        True (proved, or zero by randomized high-precision evaluation: see ``method``),
+        False (a confirmed counterexample, see ``counterexample``) or None (undecided).
+    method : str
+        How it was decided, one sentence.
+    stage : str
+        ``"structural"``, ``"exact"``, ``"randomized"``, ``"counterexample"`` or ``"unknown"``.
+    residual : object
+        What must vanish for the claim to hold (a Form, an expression, a dict).
+    factor : object
+        The conformal or contact factor, where the claim has one.
+    counterexample : dict or None
+        The point (and jet values) at which the residual is nonzero.
+    derivation : Derivation
+        The steps, typeset by :meth:`latex`.
+    """
+
+    claim: str
+    holds: Any
+    method: str
+    stage: str = "unknown"
+    residual: Any = None
+    factor: Any = None
+    counterexample: Any = None
+    derivation: Derivation = field(default_factory=lambda: Derivation("Certificate"))
+
+    def __bool__(self):
+        raise TypeError(
+            "a Certificate is not a boolean (it may be undecided): test `.holds is True`"
+        )
+
+    def verdict(self) -> str:
+        return {True: "holds", False: "fails", None: "undecided"}[self.holds]
+
+    def latex(self) -> str:
+        """A readable proof (or the counterexample), as a LaTeX fragment."""
+        d = self.derivation
+        body = d.latex()
+        verdict = {
+            True: r"\textbf{The claim holds} (" + _tex_text(self.method) + ").",
+            False: r"\textbf{The claim fails} (" + _tex_text(self.method) + ").",
+            None: r"\textbf{Undecided} (" + _tex_text(self.method) + ").",
+        }[self.holds]
+        if self.holds is False and self.counterexample:
+            rows = [sympy.latex(sympy.Symbol(str(k))) + " &= " + _tex_value(v)
+                    for k, v in list(self.counterexample.items())[:12]]
+            verdict += r"\begin{align*}" + r"\\ ".join(rows) + r"\end{align*}"
+        if self.factor is not None and self.holds is True:
+            verdict += r" The factor is $" + latex(self.factor) + "$."
+        return body + verdict + "\n"
+
+    def document(self) -> str:
+        from ..latex import document
+
+        return document(self.latex())
+
+    def _repr_latex_(self):
+        return None  # a derivation is text and math; shown by .latex() in a document
+
+    def to_dict(self) -> dict:
+        """A JSON-serializable summary."""
+        return {
+            "claim": self.claim,
+            "holds": self.holds,
+            "method": self.method,
+            "stage": self.stage,
+            "residual": _jsonable(self.residual),
+            "factor": _jsonable(self.factor),
+            "counterexample": _jsonable(self.counterexample),
+            "derivation": [[s.text, s.math] for s in self.derivation.steps],
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    def __repr__(self):
+        return f"Certificate({self.claim!r}: {self.verdict()}; {self.method})"
+
+
+_TEX_ESCAPES = str.maketrans({
+    "\\": r"\textbackslash{}", "_": r"\_", "^": r"\^{}", "%": r"\%", "&": r"\&",
+    "#": r"\#", "{": r"\{", "}": r"\}", "$": r"\$", "~": r"\~{}",
+})
+
+
+def _tex_text(s: str) -> str:
+    """Plain text made safe inside LaTeX (one pass, so escapes are not escaped again)."""
+    return s.translate(_TEX_ESCAPES)
+
+
+def _tex_value(v) -> str:
+    try:
+        return sympy.latex(sympy.nsimplify(v) if isinstance(v, str) else v)
+    except (sympy.SympifyError, TypeError, ValueError):
+        return r"\text{" + _tex_text(str(v)) + "}"
