@@ -16,9 +16,13 @@ from .algebra import Chart, SuperFunction
 from .certify import (
     Certificate,
     certify_conformal_symplectic,
+    certify_conserves,
     certify_contact,
+    certify_order,
     certify_preserves,
+    certify_symmetric,
     certify_symplectic,
+    map_order,
 )
 from .fields import VectorField, bracket
 from .forms import Form, d, interior, is_closed, lie, lie_cartan, primitive
@@ -62,4 +66,8 @@ __all__ = [
     "certify_conformal_symplectic",
     "certify_contact",
     "certify_preserves",
+    "certify_conserves",
+    "certify_order",
+    "certify_symmetric",
+    "map_order",
 ]

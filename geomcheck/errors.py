@@ -87,3 +87,40 @@ class BudgetExceeded(GeomcheckError, TimeoutError):
 
 class InvalidArgumentError(GeomcheckError, ValueError):
     """An option (a budget, a precision, a count) is out of its range."""
+
+
+# --------------------------------------------------------------------------- Q-structures
+# (graded geometry: Poisson bivectors, Lie algebras and Lie algebroids)
+
+__all__ += [
+    "ShapeError",
+    "NotSkewError",
+    "StructureConstantsError",
+    "StructureConstantsShapeError",
+    "StructureConstantsNotSkewError",
+    "AnchorShapeError",
+]
+
+
+class ShapeError(GeomcheckError, ValueError):
+    """An array (matrix, structure constants, anchor) has the wrong shape for its chart."""
+
+
+class NotSkewError(GeomcheckError, ValueError):
+    """A matrix or array that must be skew-symmetric is not (a bivector, a Lie bracket)."""
+
+
+class StructureConstantsError(GeomcheckError, ValueError):
+    """Structure constants of a Lie algebra (or structure functions of an algebroid) are malformed."""
+
+
+class StructureConstantsShapeError(StructureConstantsError, ShapeError):
+    """Structure constants of inconsistent size, or an index out of range."""
+
+
+class StructureConstantsNotSkewError(StructureConstantsError, NotSkewError):
+    """Structure constants with ``c[i][j][k] != -c[j][i][k]`` for some i, j, k."""
+
+
+class AnchorShapeError(ShapeError):
+    """The anchor of a Lie algebroid is not a (fibre rank) x (dim M) matrix."""

@@ -1,7 +1,14 @@
 """Certificates of geometric properties of maps and schemes."""
 
 from .certificate import Certificate
-from .maps import certify_conformal_symplectic, certify_contact, certify_preserves, certify_symplectic
+from .maps import (
+    certify_conformal_symplectic,
+    certify_conserves,
+    certify_contact,
+    certify_preserves,
+    certify_symplectic,
+)
+from .order import certify_order, certify_symmetric, flow_coefficients, map_order, taylor_coefficients
 
 __all__ = [
     "Certificate",
@@ -9,4 +16,10 @@ __all__ = [
     "certify_conformal_symplectic",
     "certify_contact",
     "certify_preserves",
+    "certify_conserves",
+    "certify_order",
+    "certify_symmetric",
+    "map_order",
+    "taylor_coefficients",
+    "flow_coefficients",
 ]

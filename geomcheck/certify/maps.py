@@ -23,10 +23,10 @@ import sympy
 from ..errors import ChartMismatchError, ExpressionError, MixedDegreeError
 from ..forms import Form, d
 from ..latex import Derivation, latex
-from ..maps import ImplicitMap, Map, pullback
+from ..maps import ImplicitMap, Map, pullback, substitute
 from .certificate import Certificate
 
-__all__ = ["certify_symplectic", "certify_conformal_symplectic", "certify_contact", "certify_preserves"]
+__all__ = ["certify_symplectic", "certify_conformal_symplectic", "certify_contact", "certify_preserves", "certify_conserves"]
 
 # expressions larger than this are summarized, not typeset, in derivations
 _TYPESET_OPS = 400
@@ -242,3 +242,36 @@ def certify_contact(phi, eta: Form) -> Certificate:
     D = D.add(r"Its pullback is", r"\varphi^*\eta &= " + _show(pulled))
     D = D.add(r"Comparing one component gives the conformal factor", r"g &= " + _show(g))
     return _certificate("phi^* eta == g eta", pulled - g * source, D, factor=g, extra=extra)
+
+
+def certify_conserves(phi, H) -> Certificate:
+    """Certify ``H o phi == H``: the map conserves the function H (an energy, a momentum).
+
+    Examples
+    --------
+    >>> import geomcheck as gc, sympy
+    >>> M = gc.Chart("q p"); q, p = M.coords; h = sympy.Symbol("h")
+    >>> Q, P = sympy.symbols("Q P")
+    >>> mid = gc.ImplicitMap(M, M, [Q - q - h*(p + P)/2, P - p + h*(q + Q)/2], new=[Q, P])
+    >>> gc.certify_conserves(mid, (q**2 + p**2) / 2).holds     # midpoint conserves quadratic invariants
+    True
+    """
+    if not isinstance(phi, (Map, ImplicitMap)):
+        raise ExpressionError(f"certify_conserves expects a Map or ImplicitMap, got {type(phi).__name__}")
+    if phi.source.dim != phi.target.dim:
+        raise ChartMismatchError(f"certify_conserves: {phi.source!r} -> {phi.target!r} is not a self-map")
+    e = phi.source.check_expression(H, "conserved quantity")
+    on_target = substitute(e, dict(zip(phi.source.coords, phi.target.coords)))
+    after = substitute(on_target, phi.substitution())
+    relations = (phi.dependence.relation,) if isinstance(phi, ImplicitMap) else ()
+    from ..zero import decide_zero
+
+    residual = after - e
+    decision = decide_zero(residual, relations=relations)
+    D = _map_step(Derivation(r"$\varphi$ conserves $H$: $H\circ\varphi = H$"), phi)
+    D = D.add(r"The quantity is", r"H &= " + _show(e))
+    D = D.add(r"The residual, which must vanish, is", r"H\circ\varphi - H &= " + _show(residual))
+    return Certificate(
+        claim="H o phi == H", holds=decision.is_zero, method=decision.method, stage=decision.stage,
+        residual=residual, counterexample=decision.point if decision.is_zero is False else None, derivation=D,
+    )

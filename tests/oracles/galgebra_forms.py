@@ -85,12 +85,6 @@ def algebra(coords: tuple) -> Ga:
     return ga
 
 
-def _coords_of(form_or_coords):
-    if hasattr(form_or_coords, "chart"):
-        return tuple(form_or_coords.chart.coords)
-    return tuple(form_or_coords)
-
-
 def to_multivector(components: dict, coords) -> Mv:
     """The multivector sum_I c_I e_I of a dict {increasing index tuple: coefficient}."""
     ga = algebra(tuple(coords))
@@ -111,7 +105,9 @@ def from_multivector(A: Mv) -> dict:
     for coef, blade in metric.linear_expand_terms(A.obj):
         if coef == 0:
             continue
-        key = index_of[blade]
+        key = tuple(index_of[blade])
+        if list(key) != sorted(set(key)):  # galgebra's blades are e_i ^ e_j ^ ... with i < j < ...
+            raise AssertionError(f"galgebra oracle: blade {blade} has a non-increasing index {key}")
         out[key] = out.get(key, sp.S.Zero) + coef
     return {k: v for k, v in out.items() if v != 0}
 
@@ -141,11 +137,9 @@ def interior(field: dict, components: dict, coords) -> dict:
     """Interior product i_X a through galgebra: the left contraction X < A.
 
     ``field`` is {coordinate index: component}."""
-    A = to_multivector(components, coords)
-    X = vector(field, coords)
-    if not components:
+    if not components or not field:
         return {}
-    return from_multivector(X < A)
+    return from_multivector(vector(field, coords) < to_multivector(components, coords))
 
 
 def lie(field: dict, components: dict, coords) -> dict:

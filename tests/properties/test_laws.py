@@ -15,6 +15,8 @@ import geomcheck as gc
 from geomcheck import strategies as gst
 
 KINDS = st.sampled_from(["polynomial", "transcendental", "generic"])
+# the homotopy operator integrates coefficients along rays: keep them integrable in closed form
+PRIMITIVE_KINDS = st.sampled_from(["polynomial", "transcendental"])
 
 
 def mixed(chart):
@@ -200,3 +202,19 @@ def test_bracket_is_antisymmetric_and_satisfies_jacobi(data):
     b = gc.bracket
     assert (b(X, Y) + b(Y, X)).is_zero() is True
     assert (b(X, b(Y, Z)) + b(Y, b(Z, X)) + b(Z, b(X, Y))).is_zero() is True
+
+
+# ---------------------------------------------------------------- closed forms
+
+
+@given(st.data())
+def test_exact_forms_are_closed_and_primitive_inverts_d(data):
+    M = draw_chart(data, max_dim=3)
+    b = data.draw(
+        gst.forms(M, degree=st.integers(0, M.dim - 1), coefficients=lambda M: gst.coefficients(M, kind=PRIMITIVE_KINDS)),
+        label="b",
+    )
+    a = gc.d(b)
+    assert gc.is_closed(a) is True
+    if a.is_zero() is not True:
+        assert (gc.d(gc.primitive(a)) - a).is_zero() is True

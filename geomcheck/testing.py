@@ -1,0 +1,81 @@
+"""Assertions for users' own test suites: a failure shows the residual or counterexample.
+
+Each assertion passes only when the property is certified (proved, or zero by
+randomized high-precision evaluation); it fails with the certificate's method and
+counterexample when the property is refuted, and also when it is undecided, since a
+test must not pass on "unknown".
+
+Testing your own scheme against every potential, with the shipped strategies::
+
+    from hypothesis import given
+    import sympy, geomcheck as gc
+    from geomcheck import strategies as gst
+    from geomcheck.testing import assert_symplectic
+
+    M = gc.Chart("q p"); q, p = M.coords; h = sympy.Symbol("h")
+
+    @given(V=gst.coefficients(gc.Chart("q"), kind="transcendental"))
+    def test_my_scheme_is_symplectic(V):
+        dV = sympy.diff(V, q)
+        p_half = p - h / 2 * dV
+        Q = q + h * p_half
+        P = p_half - h / 2 * gc.substitute(dV, {q: Q})
+        assert_symplectic(gc.Map(M, M, [Q, P]), M.d(q) ^ M.d(p))
+
+>>> import geomcheck as gc, sympy
+>>> from geomcheck.testing import assert_symplectic
+>>> M = gc.Chart("q p"); q, p = M.coords; h = sympy.Symbol("h")
+>>> cert = assert_symplectic(gc.Map(M, M, [q + h * p, p]), M.d(q) ^ M.d(p))
+>>> assert_symplectic(gc.Map(M, M, [q + h * p, p - h * q]), M.d(q) ^ M.d(p))
+Traceback (most recent call last):
+...
+AssertionError: the map is not symplectic: ...
+"""
+
+from __future__ import annotations
+
+from .certify import (
+    certify_conserves,
+    certify_contact,
+    certify_order,
+    certify_preserves,
+    certify_symplectic,
+)
+
+__all__ = ["assert_symplectic", "assert_contact", "assert_preserves", "assert_conserves", "assert_order"]
+
+
+def _require(cert, what: str):
+    if cert.holds is True:
+        return cert
+    if cert.holds is False:
+        point = ""
+        if cert.counterexample:
+            point = "; counterexample: " + ", ".join(f"{k} = {v}" for k, v in list(cert.counterexample.items())[:8])
+        raise AssertionError(f"the map is not {what}: {cert.method}{point}\nresidual: {cert.residual}")
+    raise AssertionError(f"could not decide whether the map is {what}: {cert.method}")
+
+
+def assert_symplectic(phi, omega):
+    """Assert ``phi^* omega == omega``; returns the certificate."""
+    return _require(certify_symplectic(phi, omega), "symplectic")
+
+
+def assert_contact(phi, eta):
+    """Assert ``phi^* eta == g eta`` (g nowhere zero); returns the certificate (g is ``.factor``)."""
+    return _require(certify_contact(phi, eta), "a contact map")
+
+
+def assert_preserves(phi, form):
+    """Assert ``phi^* form == form``; returns the certificate."""
+    return _require(certify_preserves(phi, form), "form-preserving")
+
+
+def assert_conserves(phi, H):
+    """Assert ``H o phi == H``; returns the certificate."""
+    return _require(certify_conserves(phi, H), "conservative")
+
+
+def assert_order(phi, field, h, order):
+    """Assert that phi has order at least ``order`` for the flow of ``field``; returns the certificate."""
+    return _require(certify_order(phi, field, h, order), f"of order {order}")
