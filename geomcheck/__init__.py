@@ -23,13 +23,30 @@ from .certify import (
     certify_symmetric,
     certify_symplectic,
     map_order,
+    modified_hamiltonian,
+    modified_vector_field,
 )
 from .fields import VectorField, bracket
 from .forms import Form, d, interior, is_closed, lie, lie_cartan, primitive
 from .hamiltonian import contact_vector_field, hamiltonian_vector_field, reeb_vector_field
 from .latex import Derivation, latex
 from .maps import ImplicitMap, Map, compose, pullback, restrict, submanifold_parametrization, substitute
-from .qstructures import de_rham_vector_field
+from .qstructures import (
+    ComponentReport,
+    HomologicalReport,
+    action_algebroid,
+    chevalley_eilenberg_vector_field,
+    cotangent_shift,
+    de_rham_vector_field,
+    homological_report,
+    lie_algebra_shift,
+    lie_algebroid_vector_field,
+    lie_poisson_matrix,
+    poisson_vector_field,
+    schouten_bracket,
+    so_structure_constants,
+    structure_constants,
+)
 from .zero import clear_caches
 
 __version__ = "0.1.0"
@@ -60,6 +77,19 @@ __all__ = [
     "submanifold_parametrization",
     "substitute",
     "de_rham_vector_field",
+    "cotangent_shift",
+    "lie_algebra_shift",
+    "poisson_vector_field",
+    "schouten_bracket",
+    "lie_poisson_matrix",
+    "chevalley_eilenberg_vector_field",
+    "lie_algebroid_vector_field",
+    "action_algebroid",
+    "structure_constants",
+    "so_structure_constants",
+    "homological_report",
+    "HomologicalReport",
+    "ComponentReport",
     "clear_caches",
     "Certificate",
     "certify_symplectic",
@@ -70,4 +100,6 @@ __all__ = [
     "certify_order",
     "certify_symmetric",
     "map_order",
+    "modified_vector_field",
+    "modified_hamiltonian",
 ]

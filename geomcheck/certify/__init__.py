@@ -8,6 +8,7 @@ from .maps import (
     certify_preserves,
     certify_symplectic,
 )
+from .modified import modified_hamiltonian, modified_vector_field
 from .order import certify_order, certify_symmetric, flow_coefficients, map_order, taylor_coefficients
 
 __all__ = [
@@ -22,4 +23,6 @@ __all__ = [
     "map_order",
     "taylor_coefficients",
     "flow_coefficients",
+    "modified_vector_field",
+    "modified_hamiltonian",
 ]
