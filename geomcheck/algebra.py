@@ -115,6 +115,13 @@ class Accumulator:
         return out
 
 
+def nonzero_terms(terms: Mapping) -> Terms:
+    """The terms whose coefficient the zero test does not decide to be zero."""
+    from .zero import decide_zero
+
+    return {k: v for k, v in terms.items() if decide_zero(v).is_zero is not True}
+
+
 def add_terms(a: Mapping, b: Mapping, sign: int = 1) -> Terms:
     acc = Accumulator()
     acc.add_terms(a)
@@ -504,6 +511,9 @@ class SuperFunction:
     @property
     def degree(self) -> int:
         degs = self.term_degrees()
+        if len(degs) > 1:
+            # a coefficient may be zero without being structurally 0 (e.g. b*(b+1) - b**2 - b)
+            degs = {_term_degree(self.chart, k, v) for k, v in nonzero_terms(self.terms).items()}
         if len(degs) > 1:
             raise NotHomogeneousError(
                 f"superfunction {self.expr} is not homogeneous: its terms have degrees {sorted(degs)}"

@@ -26,7 +26,17 @@ from typing import Mapping
 
 import sympy
 
-from .algebra import Accumulator, Chart, SuperFunction, add_terms, insert_sign, mul_terms, scale_terms, sort_with_sign
+from .algebra import (
+    Accumulator,
+    Chart,
+    SuperFunction,
+    add_terms,
+    insert_sign,
+    mul_terms,
+    nonzero_terms,
+    scale_terms,
+    sort_with_sign,
+)
 from .calculus import diff, free_coordinates
 from .errors import (
     ChartMismatchError,
@@ -142,6 +152,9 @@ class Form:
     @property
     def degree(self) -> int:
         degs = self.degrees
+        if len(degs) > 1:
+            # a component may vanish without being structurally 0 (sin^2 + cos^2 - 1)
+            degs = {len(k) for k in nonzero_terms(self.terms)}
         if len(degs) > 1:
             raise MixedDegreeError(f"form {self} has components of degrees {sorted(degs)}; it has no single degree")
         if degs:
