@@ -300,7 +300,12 @@ class Form:
 
     def __eq__(self, other):
         if isinstance(other, Form):
-            return self.chart == other.chart and self.terms == other.terms
+            # the same symbol P may stand for different implicit functions: compare relations too
+            return (
+                self.chart == other.chart
+                and self.terms == other.terms
+                and {dep.relation for dep in self.dependence} == {dep.relation for dep in other.dependence}
+            )
         return NotImplemented
 
     def __hash__(self):

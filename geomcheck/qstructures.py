@@ -1085,9 +1085,10 @@ def action_algebroid(c, action_fields, M: Chart, names=None) -> VectorField:
     else:
         fields = list(action_fields)
         count = len(fields)
-    # a sparse c may leave the last basis elements out (an abelian tail): one per field
-    dim = count if isinstance(c, Mapping) and count else None
-    r, brackets = _structure_constants(c, dim=dim)
+    r, brackets = _structure_constants(c, dim=None if c else count)
+    if isinstance(c, Mapping) and count > r:
+        # a sparse c may leave the last basis elements out (an abelian tail): one per field
+        r, brackets = _structure_constants(c, dim=count)
     for row in brackets.values():
         for k, v in row.items():
             if free_coordinates(v, M.coordinate_set):
