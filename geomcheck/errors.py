@@ -124,3 +124,62 @@ class StructureConstantsNotSkewError(StructureConstantsError, NotSkewError):
 
 class AnchorShapeError(ShapeError):
     """The anchor of a Lie algebroid is not a (fibre rank) x (dim M) matrix."""
+
+
+# --------------------------------------------------------------------------- tableaux
+# (Runge-Kutta and partitioned Runge-Kutta tableaux: geomcheck.certify.tableaux)
+
+__all__ += [
+    "TableauError",
+    "TableauShapeError",
+    "TableauEntryError",
+    "TableauFloatError",
+    "InconsistentNodesError",
+]
+
+
+class TableauError(GeomcheckError, ValueError):
+    """A Butcher tableau (or a partitioned pair) was specified wrongly."""
+
+
+class TableauShapeError(TableauError):
+    """A is not square, b or c has the wrong length, or the two parts of a pair differ in size."""
+
+
+class TableauEntryError(TableauError):
+    """An entry is not a finite real number (free symbols, NaN, infinity, complex, not a number)."""
+
+
+class TableauFloatError(TableauEntryError):
+    """A floating-point entry in a tableau that must be exact (use Rational, nsimplify or exact=False)."""
+
+
+class InconsistentNodesError(TableauError):
+    """The nodes c differ from the row sums of A (allow with allow_inconsistent_c=True)."""
+
+
+# --------------------------------------------------------------------------- compositions, discrete gradients
+# (geomcheck.certify.compositions and geomcheck.certify.discrete_gradients)
+
+__all__ += [
+    "CompositionError",
+    "CompositionCoefficientError",
+    "RefinementError",
+    "DiscreteGradientError",
+]
+
+
+class CompositionError(GeomcheckError, ValueError):
+    """A composition method was specified wrongly (no coefficients, a bad base order)."""
+
+
+class CompositionCoefficientError(CompositionError, TypeError):
+    """A composition coefficient is not a finite number (a string, None, NaN, infinity, a list ...)."""
+
+
+class RefinementError(CompositionError):
+    """Newton's method on the order conditions did not converge from the given coefficients."""
+
+
+class DiscreteGradientError(GeomcheckError, ValueError):
+    """A discrete gradient was specified wrongly (lengths of g, u, v, x differ; u, v not distinct symbols)."""

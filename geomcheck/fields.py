@@ -25,7 +25,7 @@ import sympy
 
 from .algebra import Accumulator, Chart, SuperFunction, mul_terms, odd_left_derivative, _read, _same_chart
 from .calculus import diff, free_coordinates
-from .errors import ChartMismatchError, ExpressionError, NotHomogeneousError, UnknownCoordinateError
+from .errors import ChartMismatchError, ExpressionError, NotHomogeneousError
 
 __all__ = ["VectorField", "bracket"]
 
@@ -201,10 +201,11 @@ class VectorField:
 
     # -- graded geometry
     def square(self) -> "VectorField":
-        """Q o Q for an odd field Q (a vector field, = [Q, Q]/2)."""
-        if self.parity != 1:
-            raise NotHomogeneousError(f"Q o Q is a vector field only for odd Q; {self!r} is even")
-        return VectorField._raw(self.chart, {i: self.apply_terms(t) for i, t in self._comps.items()})
+        """Q o Q for an odd field Q (a vector field, = [Q, Q]/2; the zero field counts as odd)."""
+        from .square import square_terms
+
+        terms, _ = square_terms(self)
+        return VectorField._raw(self.chart, terms)
 
     def is_homological(self, **budget):
         """True/False/None: whether Q o Q == 0 (Q must be odd)."""

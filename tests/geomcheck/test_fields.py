@@ -296,3 +296,11 @@ def test_right_multiplication_on_graded_chart_is_refused_but_left_works():
     assert eta * Q == gc.VectorField(G, {u: eta * xi})
     with pytest.raises(ExpressionError):
         Q * eta
+
+
+def test_the_zero_field_is_homological():
+    # the zero field is odd as well as even: an abelian Lie algebra's CE field is zero
+    G = gc.Chart("xi eta", degrees=[1, 1])
+    Q = gc.VectorField(G, {})
+    assert Q.square().is_zero() is True
+    assert Q.is_homological() is True
