@@ -1,6 +1,17 @@
 """Certificates of geometric properties of maps and schemes."""
 
+from . import compositions, discrete_gradients
 from .certificate import Certificate
+from .compositions import (
+    certify_composition_order,
+    composition_order,
+    kahan_li,
+    suzuki_fractal,
+    triple_jump,
+    yoshida6,
+    yoshida_composition,
+)
+from .discrete_gradients import avf_gradient, certify_discrete_gradient, gonzalez_gradient, itoh_abe_gradient
 from .maps import (
     certify_conformal_symplectic,
     certify_conserves,
@@ -25,4 +36,17 @@ __all__ = [
     "flow_coefficients",
     "modified_vector_field",
     "modified_hamiltonian",
+    "compositions",
+    "discrete_gradients",
+    "composition_order",
+    "certify_composition_order",
+    "triple_jump",
+    "yoshida_composition",
+    "suzuki_fractal",
+    "yoshida6",
+    "kahan_li",
+    "avf_gradient",
+    "gonzalez_gradient",
+    "itoh_abe_gradient",
+    "certify_discrete_gradient",
 ]
