@@ -1692,9 +1692,12 @@ def clear_caches():
     """Forget every memo of the engine (for benchmarks: no answer from a warm cache)."""
     from . import calculus
 
+    from .certify import tableaux
+
     _JETS_CACHE.clear()
     _DECISION_CACHE.clear()
     calculus.clear_caches()
+    tableaux.clear_caches()
 
 
 def _plural(n, word):

@@ -1,6 +1,6 @@
 """Certificates of geometric properties of maps and schemes."""
 
-from . import compositions, discrete_gradients
+from . import compositions, discrete_gradients, families, tableaux, trees
 from .certificate import Certificate
 from .compositions import (
     certify_composition_order,
@@ -11,6 +11,16 @@ from .compositions import (
     yoshida6,
     yoshida_composition,
 )
+from .families import (
+    gauss_legendre,
+    lobatto_iiia,
+    lobatto_iiia_iiib,
+    lobatto_iiib,
+    lobatto_iiic,
+    lobatto_iiic_star,
+    radau_iia,
+)
+from .tableaux import ButcherTableau, PartitionedTableau, stability_function
 from .discrete_gradients import avf_gradient, certify_discrete_gradient, gonzalez_gradient, itoh_abe_gradient
 from .maps import (
     certify_conformal_symplectic,
@@ -49,4 +59,17 @@ __all__ = [
     "gonzalez_gradient",
     "itoh_abe_gradient",
     "certify_discrete_gradient",
+    "families",
+    "tableaux",
+    "trees",
+    "ButcherTableau",
+    "PartitionedTableau",
+    "stability_function",
+    "gauss_legendre",
+    "radau_iia",
+    "lobatto_iiia",
+    "lobatto_iiib",
+    "lobatto_iiic",
+    "lobatto_iiic_star",
+    "lobatto_iiia_iiib",
 ]

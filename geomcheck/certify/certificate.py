@@ -48,7 +48,9 @@ class Certificate:
     method : str
         How it was decided, one sentence.
     stage : str
-        ``"structural"``, ``"exact"``, ``"randomized"``, ``"counterexample"`` or ``"unknown"``.
+        ``"structural"``, ``"exact"``, ``"randomized"``, ``"counterexample"``, ``"unknown"``, or
+        ``"numeric"`` for claims about coefficients known only to finite precision (evidence at
+        the stated digits, not a proof).
     residual : object
         What must vanish for the claim to hold (a Form, an expression, a dict).
     factor : object

@@ -1232,7 +1232,7 @@ def _certificate_for(an: _Analysis, p: int) -> Certificate:
             raise AssertionError("analysis too short")
         n_cond = sum(res.count for res in an.results if res.weight <= p)
         if numeric:
-            method, stage = _numeric_phrase(an, p) + f"; all {n_cond} conditions of weight <= {p}", "numerical"
+            method, stage = _numeric_phrase(an, p) + f"; all {n_cond} conditions of weight <= {p}", "numeric"
         else:
             decisions = [res.decision for res in an.results if res.decision is not None and res.weight <= p]
             stage = "exact"
@@ -1256,7 +1256,7 @@ def _certificate_for(an: _Analysis, p: int) -> Certificate:
         counter = {f"c[{c.label}]": _short(c.value) for c in bad.failing}
         if numeric:
             method = _numeric_phrase(an, bad.weight, False) + f"; the weight-{bad.weight} condition(s) {labels} fail"
-            stage = "numerical"
+            stage = "numeric"
         elif bad.decision is not None:
             method, stage = (f"the weight-{bad.weight} condition(s) {labels} do not vanish: {bad.decision.method}",
                              bad.decision.stage)
@@ -1349,7 +1349,7 @@ def composition_order(gammas, base_order: int = 2, max_order: int = 10, *, tol=N
     Exact coefficients are decided in exact arithmetic.  For inexact coefficients the
     conditions are evaluated with mpmath at about twice their precision and compared with
     a tolerance relative to ``(sum |gamma_i|)**weight``; the certificates say "numerically at
-    N digits" (stage ``"numerical"``): rounded coefficients satisfy the conditions only up to
+    N digits" (stage ``"numeric"``): rounded coefficients satisfy the conditions only up to
     their rounding, so no exact claim is made about them.
 
     Examples

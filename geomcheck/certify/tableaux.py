@@ -1,0 +1,1858 @@
+"""Runge-Kutta and partitioned Runge-Kutta tableaux, and certificates of their properties.
+
+A :class:`ButcherTableau` (or :class:`PartitionedTableau`) is an immutable object with
+exact entries (sympy Rationals and algebraic numbers such as ``sqrt(3)`` or a
+``CRootOf``), validated when it is built.  Its properties are *functions* returning a
+:class:`~geomcheck.certify.certificate.Certificate` (``holds`` True / False / None) whose
+derivation lists every condition checked, so ``cert.latex()`` typesets the proof:
+
+* :func:`order` -- the largest p such that every tree condition up to p holds (rooted
+  trees for RK, bicoloured P-trees for PRK), with the first failing tree and its residual;
+* :func:`order_conditions` -- the conditions ``Phi(t) = 1/gamma(t)`` up to p, per tree;
+* :func:`condition_B`, :func:`condition_C`, :func:`condition_D` -- the simplifying
+  assumptions B(p), C(q), D(r); :func:`stage_order` -- the largest q with B(q) and C(q);
+* :func:`is_symmetric` -- the method equals its adjoint up to a renumbering of stages;
+* :func:`is_symplectic` -- ``b_i a_ij + b_j a_ji - b_i b_j = 0`` (PRK: see the function);
+* :func:`is_explicit`, :func:`is_diagonally_implicit` -- the structure of A;
+* :func:`stability_function` -- ``R(z) = det(I - zA + z e b^T) / det(I - zA)``, exactly.
+
+How zero is decided (exactly)
+-----------------------------
+Every condition is a polynomial in the entries.  The entries are read into one exact
+arithmetic before anything is computed:
+
+* rational entries: exact rational arithmetic (stage ``"exact"``);
+* algebraic entries (radicals, ``I``, ``CRootOf``, ``AlgebraicNumber``): the number field
+  ``Q(theta)`` they generate, ``theta`` a primitive element with monic integral minimal
+  polynomial ``g``; an element is a vector of ``deg g`` rationals, and it is zero iff the
+  vector is (``g`` is irreducible).  Stage ``"exact"``, and the method names the field;
+* floating-point entries (only with ``exact=False``, see below): mpmath arithmetic at the
+  entries' precision plus 64 guard bits, "zero" meaning below ``2**-(prec - 24)``;
+  stage ``"numeric"`` -- evidence, not proof, and the method says so;
+* other constants (``pi``, ``cos(1)`` ...): sympy arithmetic and
+  :func:`geomcheck.zero.decide_all_zero`, whose stage and method are reported.
+
+Floats
+------
+Python floats and sympy Floats are refused by default
+(:class:`~geomcheck.errors.TableauFloatError`): ``0.1`` is not one tenth, and an order or symplecticity claim about
+a float tableau cannot be proved.  Use ``sympy.Rational(1, 10)``, ``sympy.nsimplify(x)``,
+or a decimal *string* (``"0.1"`` is read exactly as 1/10).  ``exact=False`` accepts
+floats; decisions are then numeric (stage ``"numeric"``), e.g. for the high-stage-number
+Gauss tableaux of :mod:`geomcheck.certify.families`, whose entries are 60-digit Floats.
+
+Examples
+--------
+>>> import sympy
+>>> from geomcheck.certify.tableaux import ButcherTableau, order, is_symplectic
+>>> r3 = sympy.sqrt(3)
+>>> gauss2 = ButcherTableau([[sympy.Rational(1, 4), sympy.Rational(1, 4) - r3 / 6],
+...                          [sympy.Rational(1, 4) + r3 / 6, sympy.Rational(1, 4)]],
+...                         [sympy.Rational(1, 2), sympy.Rational(1, 2)], name="Gauss s=2")
+>>> cert = order(gauss2)
+>>> cert.order, cert.holds, cert.stage, str(cert.failing_tree)
+(4, True, 'exact', '[τ⁴]')
+>>> is_symplectic(gauss2).holds
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import numbers
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import sympy
+from sympy.core.function import AppliedUndef
+
+from ..errors import (
+    InconsistentNodesError,
+    InvalidArgumentError,
+    TableauEntryError,
+    TableauError,
+    TableauFloatError,
+    TableauShapeError,
+)
+from ..latex import Derivation
+from .certificate import Certificate, _tex_text
+from .trees import MAX_ORDER, ElementaryWeights, trees_of_order
+
+__all__ = [
+    "ButcherTableau",
+    "PartitionedTableau",
+    "OrderCertificate",
+    "StabilityFunction",
+    "order",
+    "order_conditions",
+    "condition_B",
+    "condition_C",
+    "condition_D",
+    "stage_order",
+    "is_symmetric",
+    "is_symplectic",
+    "is_explicit",
+    "is_diagonally_implicit",
+    "stability_function",
+    "clear_caches",
+]
+
+# =====================================================================================
+# Exact arithmetic in a number field Q(theta)
+
+
+class _NotAlgebraic(Exception):
+    """An entry is not (recognizably) an algebraic number."""
+
+
+#: a number field of larger degree (upper bound: product of the generators' degrees)
+#: is not built; the entries are then handled by sympy and geomcheck.zero instead.
+MAX_FIELD_DEGREE = 64
+
+
+class _NumberField:
+    """``Q(theta)``: ``theta`` an algebraic integer of degree ``degree``, ``g`` its monic
+    integral minimal polynomial (low coefficients first, without the leading 1).
+
+    Built from the algebraic atoms ("generators") of some sympy expressions; each
+    generator's image in ``Q(theta)`` comes from sympy's ``primitive_element`` and is
+    checked numerically once.  ``to_sympy`` writes elements back in a basis of
+    monomials of the generators (``1, sqrt(3)``; ``1, sqrt(30), u, sqrt(30) u, ...``),
+    so residuals print readably.
+    """
+
+    def __init__(self, gens: tuple):
+        self.gens = gens
+        self.images = {}
+        self._memo = {}
+        self._to_sympy_memo = {}
+        if not gens:
+            self.degree = 1
+            self.g = (0,)
+            self.name = "Q"
+            self.minpoly = None
+            self._basis = [sympy.S.One]
+            self._basis_inv = [[Fraction(1)]]
+            return
+        t = sympy.Dummy("t")
+        from sympy.polys.numberfields.subfield import primitive_element
+
+        f, coeffs, H = primitive_element(list(gens), t, ex=True, polys=True)
+        fc = [Fraction(int(x.numerator), int(x.denominator)) for x in f.all_coeffs()]  # high first
+        den = math.lcm(*(x.denominator for x in fc))
+        fi = [int(x * den) for x in fc]
+        cont = math.gcd(*fi)
+        fi = [x // cont for x in fi]
+        if fi[0] < 0:
+            fi = [-x for x in fi]
+        d = len(fi) - 1
+        m = _integral_scale(fi)
+        lead = fi[0]
+        # g(y) = m**d f(y/m) / lead is monic with integer coefficients; theta' = m theta
+        g_low = [fi[d - k] * m ** (d - k) // lead for k in range(d)]
+        assert all(fi[d - k] * m ** (d - k) % lead == 0 for k in range(d))
+        self.degree = d
+        self.g = tuple(g_low)
+        self.m = m
+        self.theta = sympy.Mul(m, sympy.Add(*[sympy.Integer(int(c)) * gen for c, gen in zip(coeffs, gens)]))
+        self.minpoly = sympy.Poly([1] + [g_low[k] for k in range(d - 1, -1, -1)], t)
+        self.name = "Q(" + ", ".join(sympy.sstr(x) for x in gens) + ")"
+        for gen, h in zip(gens, H):
+            h = [Fraction(int(x.numerator), int(x.denominator)) for x in h]
+            h = [Fraction(0)] * (d - len(h)) + h        # pad: high first, length d
+            low = [h[d - 1 - k] / Fraction(m) ** k for k in range(d)]   # theta = theta'/m
+            self.images[gen] = self._from_fractions(low)
+        self._check_images()
+        self._make_basis()
+
+    # ------------------------------------------------------------------ elements
+    def _from_fractions(self, low):
+        den = math.lcm(*(x.denominator for x in low))
+        return _norm(self, tuple(int(x * den) for x in low), den)
+
+    def const(self, p, q=1):
+        n = (p,) + (0,) * (self.degree - 1)
+        return _norm(self, n, q)
+
+    @functools.cached_property
+    def one(self):
+        return self.const(1)
+
+    @functools.cached_property
+    def zero(self):
+        return self.const(0)
+
+    def _theta_power(self, k):
+        cache = self.__dict__.setdefault("_tp", {})
+        if k not in cache:
+            if k < self.degree:
+                n = [0] * self.degree
+                n[k] = 1
+                cache[k] = _Alg(self, tuple(n), 1)
+            else:
+                cache[k] = self._theta_power(k - 1) * self._theta_power(1)
+        return cache[k]
+
+    def inverse(self, a):
+        if not any(a.n):
+            raise ZeroDivisionError("division by zero in a number field")
+        d = self.degree
+        if d == 1:
+            return _norm(self, (a.d,), a.n[0])
+        # solve (a * x) = 1: columns of the multiplication matrix are a * theta**k
+        cols = [(a * self._theta_power(k)) for k in range(d)]
+        M = [[Fraction(cols[k].n[i], cols[k].d) for k in range(d)] + [Fraction(int(i == 0))]
+             for i in range(d)]
+        sol = _solve_fractions(M, d)
+        return self._from_fractions(sol)
+
+    # ------------------------------------------------------------------ sympy <-> field
+    def convert(self, e):
+        r = self._memo.get(e)
+        if r is not None:
+            return r
+        if e.is_Rational:
+            r = self.const(int(e.p), int(e.q))
+        elif e in self.images:
+            r = self.images[e]
+        elif e.is_Add:
+            r = self.zero
+            for a in e.args:
+                r = r + self.convert(a)
+        elif e.is_Mul:
+            r = self.one
+            for a in e.args:
+                r = r * self.convert(a)
+        elif e.is_Pow and e.exp.is_Integer:
+            r = self.convert(e.base) ** int(e.exp)
+        elif e.is_Pow and e.exp.is_Rational:
+            gen = sympy.Pow(e.base, sympy.Rational(1, e.exp.q))
+            if gen not in self.images:
+                raise _NotAlgebraic(e)
+            r = self.images[gen] ** int(e.exp.p)
+        else:
+            raise _NotAlgebraic(e)
+        self._memo[e] = r
+        return r
+
+    def to_sympy(self, a):
+        key = (a.n, a.d)
+        r = self._to_sympy_memo.get(key)
+        if r is None:
+            if self.degree == 1:
+                r = sympy.Rational(a.n[0], a.d)
+            else:
+                terms = []
+                for row, mono in zip(self._basis_inv, self._basis):
+                    coef = sum((row[k] * a.n[k] for k in range(self.degree) if a.n[k]), Fraction(0))
+                    if coef:
+                        coef /= a.d
+                        terms.append(sympy.Rational(coef.numerator, coef.denominator) * mono)
+                r = sympy.Add(*terms)
+            self._to_sympy_memo[key] = r
+        return r
+
+    def _check_images(self):
+        """Each generator's image, evaluated at theta in 60 digits, is the generator."""
+        ctx = mpmath.MPContext()
+        ctx.dps = 60
+
+        def num(e):
+            re, im = sympy.N(e, 70).as_real_imag()
+            return ctx.mpc(ctx.mpf(str(re)), ctx.mpf(str(im)))
+
+        theta = num(self.theta)
+        for gen, img in self.images.items():
+            terms = [ctx.mpf(x) / img.d * theta ** k for k, x in enumerate(img.n) if x]
+            val = ctx.fsum(terms)
+            scale = ctx.fsum(abs(t) for t in terms)
+            ref = num(gen)
+            if abs(val - ref) > ctx.mpf(10) ** -40 * (1 + scale + abs(ref)):  # pragma: no cover
+                raise AssertionError(f"number field construction failed for {gen}")  # a sympy bug
+
+    def _make_basis(self):
+        """A basis of monomials in the generators (increasing total degree), for printing."""
+        d = self.degree
+        rows: list = []           # echelon rows (pivot, vector of Fractions)
+        basis, vecs = [], []
+        gens = self.gens
+        for total in range(0, d * len(gens) + 1):
+            for exps in _compositions(total, len(gens)):
+                if any(e >= d for e in exps):
+                    continue
+                el = self.one
+                for gen, e in zip(gens, exps):
+                    if e:
+                        el = el * self.images[gen] ** e
+                v = [Fraction(x, el.d) for x in el.n]
+                if _echelon_add(rows, v):
+                    basis.append(sympy.Mul(*[gen ** e for gen, e in zip(gens, exps) if e]))
+                    vecs.append(v)
+                    if len(basis) == d:
+                        break
+            if len(basis) == d:
+                break
+        # basis_inv: coordinates in the monomial basis = B^{-1} (coordinates in theta')
+        aug = [[vecs[k][i] for k in range(d)] + [Fraction(int(i == j)) for j in range(d)]
+               for i in range(d)]
+        inv = _invert_fractions(aug, d)
+        self._basis = basis
+        self._basis_inv = inv
+
+    def describe(self):
+        if self.degree == 1:
+            return "exact rational arithmetic"
+        return (f"exact arithmetic in the number field {self.name} of degree {self.degree} "
+                f"(elements are vectors of rationals; zero iff all coordinates are 0)")
+
+
+def _compositions(total, parts):
+    if parts == 1:
+        yield (total,)
+        return
+    for first in range(total, -1, -1):
+        for rest in _compositions(total - first, parts - 1):
+            yield (first,) + rest
+
+
+def _integral_scale(fi):
+    """Smallest m with m**(d-k) f_k / f_d integral for all k (f integer, high first)."""
+    d = len(fi) - 1
+    lead = abs(fi[0])
+    if lead == 1:
+        return 1
+    m = 1
+    for p, e in sympy.factorint(lead).items():
+        need = 0
+        for k in range(d):           # coefficient of x**k is fi[d - k]
+            c = fi[d - k]
+            if c == 0:
+                continue
+            v = 0
+            while c % p == 0:
+                c //= p
+                v += 1
+            if v < e:
+                need = max(need, -(-(e - v) // (d - k)))
+        m *= p ** need
+    return m
+
+
+def _echelon_add(rows, v):
+    v = list(v)
+    for piv, r in rows:
+        if v[piv]:
+            f = v[piv]
+            v = [a - f * b for a, b in zip(v, r)]
+    for i, x in enumerate(v):
+        if x:
+            rows.append((i, [y / x for y in v]))
+            return True
+    return False
+
+
+def _solve_fractions(M, n):
+    """Solve an augmented n x (n+1) system of Fractions (nonsingular) in place."""
+    for col in range(n):
+        piv = next(r for r in range(col, n) if M[r][col])
+        M[col], M[piv] = M[piv], M[col]
+        pv = M[col][col]
+        M[col] = [x / pv for x in M[col]]
+        for r in range(n):
+            if r != col and M[r][col]:
+                f = M[r][col]
+                M[r] = [x - f * y for x, y in zip(M[r], M[col])]
+    return [M[i][n] for i in range(n)]
+
+
+def _invert_fractions(aug, n):
+    for col in range(n):
+        piv = next(r for r in range(col, n) if aug[r][col])
+        aug[col], aug[piv] = aug[piv], aug[col]
+        pv = aug[col][col]
+        aug[col] = [x / pv for x in aug[col]]
+        for r in range(n):
+            if r != col and aug[r][col]:
+                f = aug[r][col]
+                aug[r] = [x - f * y for x, y in zip(aug[r], aug[col])]
+    return [row[n:] for row in aug]
+
+
+def _norm(K, n, d):
+    g = math.gcd(d, *n)
+    if d < 0:
+        g = -g
+    if g != 1:
+        n = tuple(x // g for x in n)
+        d //= g
+    return _Alg(K, n, d)
+
+
+class _Alg:
+    """An element ``(sum_k n[k] theta**k) / d`` of a :class:`_NumberField` (normalized:
+    ``d > 0``, ``gcd(d, *n) == 1``), with exact ``+ - * / **`` (also with ints)."""
+
+    __slots__ = ("K", "n", "d")
+
+    def __init__(self, K, n, d):
+        self.K = K
+        self.n = n
+        self.d = d
+
+    def _lift(self, other):
+        if isinstance(other, _Alg):
+            return other
+        if isinstance(other, int):
+            return self.K.const(other)
+        if isinstance(other, Fraction):
+            return self.K.const(other.numerator, other.denominator)
+        return None
+
+    def __add__(self, other):
+        if isinstance(other, int):
+            return _Alg(self.K, (self.n[0] + other * self.d,) + self.n[1:], self.d)
+        o = self._lift(other)
+        if o is None:
+            return NotImplemented
+        if self.d == o.d:
+            return _norm(self.K, tuple(x + y for x, y in zip(self.n, o.n)), self.d)
+        return _norm(self.K, tuple(x * o.d + y * self.d for x, y in zip(self.n, o.n)), self.d * o.d)
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return _Alg(self.K, tuple(-x for x in self.n), self.d)
+
+    def __sub__(self, other):
+        o = self._lift(other)
+        if o is None:
+            return NotImplemented
+        return self + (-o)
+
+    def __rsub__(self, other):
+        return (-self) + other
+
+    def __mul__(self, other):
+        if isinstance(other, int):
+            return _norm(self.K, tuple(x * other for x in self.n), self.d)
+        o = self._lift(other)
+        if o is None:
+            return NotImplemented
+        K = self.K
+        D = K.degree
+        an, bn = self.n, o.n
+        if D == 1:
+            return _norm(K, (an[0] * bn[0],), self.d * o.d)
+        prod = [0] * (2 * D - 1)
+        for i, x in enumerate(an):
+            if x:
+                for j, y in enumerate(bn):
+                    if y:
+                        prod[i + j] += x * y
+        g = K.g
+        for k in range(2 * D - 2, D - 1, -1):
+            c = prod[k]
+            if c:
+                base = k - D
+                for j in range(D):
+                    if g[j]:
+                        prod[base + j] -= c * g[j]
+        return _norm(K, tuple(prod[:D]), self.d * o.d)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        if isinstance(other, int):
+            if other == 0:
+                raise ZeroDivisionError("division by zero")
+            return _norm(self.K, self.n, self.d * other)
+        o = self._lift(other)
+        if o is None:
+            return NotImplemented
+        return self * self.K.inverse(o)
+
+    def __rtruediv__(self, other):
+        return self._lift(other) * self.K.inverse(self)
+
+    def __pow__(self, k):
+        if not isinstance(k, int):
+            return NotImplemented
+        if k < 0:
+            return self.K.inverse(self) ** (-k)
+        result, base = self.K.one, self
+        while k:
+            if k & 1:
+                result = result * base
+            k >>= 1
+            if k:
+                base = base * base
+        return result
+
+    def __bool__(self):
+        return any(self.n)
+
+    def __eq__(self, other):
+        o = self._lift(other)
+        if o is None:
+            return NotImplemented
+        return self.n == o.n and self.d == o.d
+
+    def __hash__(self):
+        return hash((self.n, self.d))
+
+    def __repr__(self):
+        return f"_Alg({self.K.to_sympy(self)})"
+
+
+# =====================================================================================
+# The three arithmetics a tableau's entries can live in
+
+
+class _ExactDomain:
+    kind = "exact"
+
+    def __init__(self, K: _NumberField):
+        self.K = K
+        self.one = K.one
+        self.zero = K.zero
+
+    def convert(self, e):
+        return self.K.convert(e)
+
+    def const(self, p, q=1):
+        return self.K.const(p, q)
+
+    def to_sympy(self, x):
+        return self.K.to_sympy(x)
+
+    def is_zero(self, x):
+        return not x
+
+    def short(self, x):
+        return sympy.sstr(self.to_sympy(x))
+
+    def describe(self):
+        return self.K.describe()
+
+    def tex(self, x):
+        return sympy.latex(self.to_sympy(x))
+
+    def decide(self, items, label=str):
+        """``items``: list of (key, residual); the first nonzero one decides False."""
+        for key, r in items:
+            if r:
+                return False, "exact", (f"{self.describe()}: the residual of {label(key)} is the nonzero "
+                                        f"number {sympy.sstr(self.to_sympy(r))}"), key
+        return True, "exact", f"{self.describe()}: all {len(items)} residuals are exactly 0", None
+
+
+class _NumericDomain:
+    kind = "numeric"
+
+    def __init__(self, prec: int):
+        self.prec = prec
+        self.ctx = mpmath.MPContext()
+        self.ctx.prec = prec + 64
+        self.one = self.ctx.mpf(1)
+        self.zero = self.ctx.mpf(0)
+        self.tol = self.ctx.ldexp(self.one, -(prec - 24))
+
+    def convert(self, e):
+        if isinstance(e, sympy.Float):
+            return self.ctx.make_mpf(e._mpf_)
+        if e.is_Rational:
+            return self.ctx.mpf(int(e.p)) / int(e.q)
+        v = sympy.N(e, int((self.prec + 64) * 0.30103) + 5)
+        re, im = v.as_real_imag()
+        if im == 0:
+            return self.ctx.make_mpf(sympy.Float(re)._mpf_)
+        return self.ctx.mpc(self.ctx.make_mpf(sympy.Float(re)._mpf_), self.ctx.make_mpf(sympy.Float(im)._mpf_))
+
+    def const(self, p, q=1):
+        return self.ctx.mpf(p) / q
+
+    def to_sympy(self, x):
+        if isinstance(x, mpmath.mpc):
+            return sympy.Float._new(x.real._mpf_, self.prec) + sympy.I * sympy.Float._new(x.imag._mpf_, self.prec)
+        return sympy.Float._new(x._mpf_, self.prec)
+
+    def is_zero(self, x):
+        return abs(x) <= self.tol
+
+    def short(self, x):
+        return self.ctx.nstr(x, 5)
+
+    def describe(self):
+        digits = int(self.prec * 0.30103)
+        return (f"numeric: the entries are floating-point numbers of {self.prec} bits (~{digits} digits), "
+                f"taken at their exact binary values and computed with {self.prec + 64} bits; "
+                f"'zero' means abs(residual) <= 2**-{self.prec - 24} (evidence, not a proof)")
+
+    def tex(self, x):
+        return _float_tex(x)
+
+    def decide(self, items, label=str):
+        worst = self.zero
+        for key, r in items:
+            if not self.is_zero(r):
+                return False, "numeric", (f"{self.describe()}: the residual of {label(key)} is "
+                                          f"{self.ctx.nstr(r, 5)}, above the tolerance"), key
+            worst = max(worst, abs(r))
+        return True, "numeric", (f"{self.describe()}: all {len(items)} residuals are below the tolerance "
+                                 f"(largest {self.ctx.nstr(worst, 3)})"), None
+
+
+class _SymbolicDomain:
+    kind = "symbolic"
+    one = sympy.S.One
+    zero = sympy.S.Zero
+
+    def convert(self, e):
+        return e
+
+    def const(self, p, q=1):
+        return sympy.Rational(p, q)
+
+    def to_sympy(self, x):
+        return x
+
+    def is_zero(self, x):
+        from ..zero import decide_zero
+
+        return decide_zero(x).is_zero
+
+    def short(self, x):
+        return sympy.sstr(x)
+
+    def describe(self):
+        return "sympy arithmetic (entries that are not recognizably algebraic) decided by geomcheck.zero"
+
+    def tex(self, x):
+        return sympy.latex(x)
+
+    def decide(self, items, label=str):
+        from ..zero import decide_all_zero
+
+        if not items:
+            return True, "structural", "no conditions", None
+        d = decide_all_zero({i: r for i, (_k, r) in enumerate(items)})
+        key = items[d.index][0] if d.index is not None else None
+        where = f" (at {label(key)})" if key is not None else ""
+        return d.is_zero, d.stage, f"{self.describe()}: {d.method}{where}", key
+
+
+def _float_tex(x):
+    s = mpmath.nstr(x, 3, min_fixed=0, max_fixed=0)
+    if "e" in s:
+        mant, ex = s.split("e")
+        return mant + r" \cdot 10^{" + str(int(ex)) + "}"
+    return s
+
+
+_FIELDS: dict = {}
+
+
+def clear_caches() -> None:
+    """Forget the memoized number fields and generated trees (for cold benchmarks)."""
+    from .trees import clear_caches as clear_trees
+
+    _FIELDS.clear()
+    clear_trees()
+
+
+def _gens_of(e, out: set):
+    """Collect the algebraic generators of a numeric sympy expression (or raise)."""
+    if e.is_Rational:
+        return
+    if e is sympy.S.ImaginaryUnit or isinstance(e, (sympy.CRootOf, sympy.AlgebraicNumber)):
+        out.add(e)
+        return
+    if e.is_Add or e.is_Mul:
+        for a in e.args:
+            _gens_of(a, out)
+        return
+    if e.is_Pow and e.exp.is_Integer:
+        _gens_of(e.base, out)
+        return
+    if e.is_Pow and e.exp.is_Rational and e.base.is_number:
+        _gens_of(e.base, out)  # inner radicals: generators too (a readable printing basis)
+        out.add(sympy.Pow(e.base, sympy.Rational(1, e.exp.q)))
+        return
+    raise _NotAlgebraic(e)
+
+
+def _gen_key(g):
+    return (sympy.count_ops(g), sympy.default_sort_key(g))
+
+
+def _domain_for(entries):
+    """The arithmetic for a list of validated sympy entries (see the module docstring)."""
+    floats = [e for e in entries if e.has(sympy.Float)]
+    if floats:
+        prec = max([53] + [f._prec for e in floats for f in e.atoms(sympy.Float)])
+        return _NumericDomain(prec)
+    gens: set = set()
+    try:
+        for e in entries:
+            _gens_of(e, gens)
+    except _NotAlgebraic:
+        return _SymbolicDomain()
+    key = tuple(sorted(gens, key=_gen_key))
+    K = _FIELDS.get(key)
+    if K is None:
+        bound = 1
+        for g in key:
+            if g is sympy.S.ImaginaryUnit:
+                bound *= 2
+            elif isinstance(g, sympy.CRootOf):
+                bound *= g.poly.degree()
+            elif isinstance(g, sympy.Pow):
+                bound *= _radical_degree_bound(g)
+            else:
+                bound *= 8
+        if bound > MAX_FIELD_DEGREE:
+            return _SymbolicDomain()
+        K = _NumberField(key)
+        if len(_FIELDS) > 64:
+            _FIELDS.clear()
+        _FIELDS[key] = K
+    dom = _ExactDomain(K)
+    try:
+        for e in entries:
+            dom.convert(e)
+    except _NotAlgebraic:  # pragma: no cover - every atom was collected above
+        return _SymbolicDomain()
+    return dom
+
+
+def _radical_degree_bound(g):
+    """An upper bound for the degree of ``base**(1/q)`` over the rationals."""
+    q = int(g.exp.q)
+    if g.base.is_Rational:
+        return q
+    inner: set = set()
+    _gens_of(g.base, inner)
+    b = q
+    for x in inner:
+        b *= _radical_degree_bound(x) if isinstance(x, sympy.Pow) else 2
+    return b
+
+
+# =====================================================================================
+# Validation of entries and shapes
+
+
+
+def _entry(x, where: str, owner: str, exact: bool):
+    """One validated entry: a finite real sympy number (see the module docstring)."""
+    if isinstance(x, bool):
+        raise TableauEntryError(f"{owner}: {where} = {x!r} is a bool; expected a number")
+    if isinstance(x, str):
+        try:
+            e = sympy.sympify(x, rational=True)
+        except (sympy.SympifyError, SyntaxError, TypeError, ValueError) as exc:
+            raise TableauEntryError(f"{owner}: {where} = {x!r} is not a number ({exc})") from None
+    elif isinstance(x, numbers.Integral):
+        e = sympy.Integer(int(x))
+    elif isinstance(x, Fraction):
+        e = sympy.Rational(x.numerator, x.denominator)
+    elif isinstance(x, numbers.Real) and not isinstance(x, sympy.Basic):
+        v = float(x)
+        if math.isnan(v) or math.isinf(v):
+            raise TableauEntryError(f"{owner}: {where} = {v!r}; entries must be finite numbers")
+        if exact:
+            guess = sympy.nsimplify(v)
+            raise TableauFloatError(
+                f"{owner}: {where} = {v!r} is a float, which is not exact; give exact entries "
+                f"(sympy.Rational, sympy.sqrt(...), a decimal string such as '0.1', or "
+                f"sympy.nsimplify({v!r}) = {guess}), or pass exact=False to accept floats "
+                f"(decisions are then numeric, not proofs)")
+        e = sympy.Float(v)
+    else:
+        try:
+            e = sympy.sympify(x, strict=True)
+        except (sympy.SympifyError, TypeError, ValueError):
+            raise TableauEntryError(
+                f"{owner}: {where} = {x!r} ({type(x).__name__}) is not a number") from None
+    if not isinstance(e, sympy.Expr):
+        raise TableauEntryError(f"{owner}: {where} = {e!r} is not a number")
+    if e.has(sympy.S.NaN) or e.has(sympy.S.ComplexInfinity) or e.has(sympy.S.Infinity) \
+            or e.has(sympy.S.NegativeInfinity):
+        raise TableauEntryError(f"{owner}: {where} = {e}; entries must be finite numbers (not NaN or infinite)")
+    if e.free_symbols or e.atoms(AppliedUndef):
+        names = sorted(map(str, e.free_symbols | e.atoms(AppliedUndef)))
+        raise TableauEntryError(
+            f"{owner}: {where} = {e} is not numeric (it contains {', '.join(names)}); "
+            f"a tableau needs numbers: substitute values for the parameters first")
+    if exact and e.has(sympy.Float):
+        raise TableauFloatError(
+            f"{owner}: {where} = {e} contains a floating-point number, which is not exact; use "
+            f"sympy.Rational or sympy.nsimplify, or pass exact=False (decisions are then numeric)")
+    if not e.is_number:
+        raise TableauEntryError(f"{owner}: {where} = {e} is not a number")
+    if e.is_real is False or e.is_finite is False:
+        raise TableauEntryError(f"{owner}: {where} = {e} is not a finite real number")
+    return e
+
+
+def _rows(A, owner):
+    if isinstance(A, (str, bytes)) or isinstance(A, sympy.Basic) and not isinstance(A, sympy.MatrixBase):
+        raise TableauShapeError(f"{owner}: A = {A!r} is not a matrix; give a square list of rows")
+    if hasattr(A, "tolist"):
+        A = A.tolist()
+    try:
+        rows = list(A)
+        out = []
+        for r in rows:
+            if isinstance(r, (str, bytes)):
+                raise TypeError
+            out.append(list(r.tolist() if hasattr(r, "tolist") and not isinstance(r, sympy.Basic) else r))
+    except TypeError:
+        raise TableauShapeError(
+            f"{owner}: A must be a square matrix given as a list of rows (or a sympy/numpy matrix), "
+            f"not {A!r}") from None
+    s = len(out)
+    if s == 0:
+        raise TableauShapeError(f"{owner}: A is empty; a tableau needs at least one stage")
+    for i, r in enumerate(out):
+        if len(r) != s:
+            raise TableauShapeError(
+                f"{owner}: A has {s} rows but row {i} has {len(r)} entries; A must be square (s x s)")
+    return out
+
+
+def _vector(v, name, s, owner):
+    if isinstance(v, sympy.MatrixBase):
+        if 1 not in v.shape:
+            raise TableauShapeError(f"{owner}: {name} is a {v.shape[0]} x {v.shape[1]} matrix; expected a vector")
+        v = list(v)
+    elif hasattr(v, "tolist") and not isinstance(v, sympy.Basic):
+        v = v.tolist()
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
+        raise TableauShapeError(f"{owner}: {name} = {v!r} is not a vector; expected {s} entries (one per stage)")
+    v = list(v)
+    if v and all(isinstance(x, (list, tuple)) and len(x) == 1 for x in v):
+        v = [x[0] for x in v]
+    if len(v) != s:
+        raise TableauShapeError(
+            f"{owner}: {name} has {len(v)} entries but A is {s} x {s}; {name} needs one entry per stage")
+    return v
+
+
+@dataclass
+class _Arith:
+    """A tableau's entries in its exact (or numeric) arithmetic."""
+
+    dom: Any
+    A: list
+    b: list
+    c: list
+    r: list  # row sums of A
+
+    @property
+    def s(self):
+        return len(self.b)
+
+
+def _in_domain(dom, A, b, c):
+    Ad = [[dom.convert(x) for x in row] for row in A]
+    bd = [dom.convert(x) for x in b]
+    cd = [dom.convert(x) for x in c] if c is not None else None
+    r = []
+    for row in Ad:
+        acc = dom.zero
+        for x in row:
+            acc = acc + x
+        r.append(acc)
+    return _Arith(dom, Ad, bd, cd if cd is not None else list(r), r)
+
+
+def _owner(kind, name):
+    return f"{kind} {name!r}" if name else kind
+
+
+class ButcherTableau:
+    """An immutable Runge-Kutta tableau ``(A, b, c)`` with exact entries.
+
+    Parameters
+    ----------
+    A : s x s matrix
+        List of rows, sympy Matrix or numpy array of numbers.
+    b : length-s vector
+        The weights.
+    c : length-s vector, optional
+        The nodes; by default the row sums of A.  When given they must equal the row
+        sums (decided exactly) unless ``allow_inconsistent_c=True``.
+    allow_inconsistent_c : bool
+        Keep nodes that differ from the row sums (order conditions by trees use the
+        row sums, the autonomous form; B, C, D and stage order use ``c``).
+    exact : bool
+        True (default): floats are refused (:class:`~geomcheck.errors.TableauFloatError`).
+        False: floats are accepted and every decision is numeric (stage ``"numeric"``).
+    name, provenance : str
+        What the tableau is and where its entries come from (how they were computed).
+
+    Attributes
+    ----------
+    A, b, c : tuples of sympy numbers
+        The validated entries (``c`` the row sums when not given).
+    s : int
+        Number of stages.
+    exact : bool
+        True when no entry is a floating-point number (decisions are then proofs).
+
+    Raises
+    ------
+    TableauShapeError
+        A not square, b or c of the wrong length.
+    TableauEntryError
+        An entry that is not a finite real number (free symbols, NaN, infinity, complex).
+    TableauFloatError
+        A float entry with ``exact=True``.
+    InconsistentNodesError
+        ``c`` differs from the row sums of A (and ``allow_inconsistent_c`` is False).
+
+    Examples
+    --------
+    >>> from sympy import Rational as R
+    >>> rk4 = ButcherTableau([[0, 0, 0, 0], [R(1, 2), 0, 0, 0], [0, R(1, 2), 0, 0], [0, 0, 1, 0]],
+    ...                      [R(1, 6), R(1, 3), R(1, 3), R(1, 6)], name="RK4")
+    >>> rk4.s, rk4.c
+    (4, (0, 1/2, 1/2, 1))
+    >>> ButcherTableau([[0, 0], [1, 0]], [R(1, 2), R(1, 2)], c=[0, R(1, 2)])
+    Traceback (most recent call last):
+    ...
+    geomcheck.errors.InconsistentNodesError: ButcherTableau: c[1] = 1/2 but row 1 of A sums to 1; ...
+    """
+
+    def __init__(self, A, b, c=None, *, allow_inconsistent_c=False, exact=True, name="", provenance=""):
+        owner = _owner("ButcherTableau", name)
+        rows = _rows(A, owner)
+        s = len(rows)
+        A_ = tuple(tuple(_entry(x, f"A[{i}][{j}]", owner, exact) for j, x in enumerate(row))
+                   for i, row in enumerate(rows))
+        b_ = tuple(_entry(x, f"b[{i}]", owner, exact) for i, x in enumerate(_vector(b, "b", s, owner)))
+        c_given = None
+        if c is not None:
+            c_given = tuple(_entry(x, f"c[{i}]", owner, exact) for i, x in enumerate(_vector(c, "c", s, owner)))
+        entries = [x for row in A_ for x in row] + list(b_) + list(c_given or ())
+        dom = _domain_for(entries)
+        ar = _in_domain(dom, A_, b_, c_given)
+        if c_given is None:
+            if dom.kind == "exact":
+                c_ = tuple(dom.to_sympy(x) for x in ar.r)
+            else:
+                c_ = tuple(sympy.Add(*row) for row in A_)
+        else:
+            c_ = c_given
+            if not allow_inconsistent_c:
+                for i in range(s):
+                    z = dom.is_zero(ar.c[i] - ar.r[i])
+                    if z is not True:
+                        how = "differs from" if z is False else "could not be shown to equal"
+                        raise InconsistentNodesError(
+                            f"{owner}: c[{i}] = {c_[i]} but row {i} of A sums to "
+                            f"{dom.to_sympy(ar.r[i]) if dom.kind != 'numeric' else sympy.Add(*A_[i])}; "
+                            f"c {how} the row sums of A (c_i = sum_j a_ij); pass "
+                            f"allow_inconsistent_c=True to keep these nodes")
+        d = self.__dict__
+        d["A"], d["b"], d["c"], d["s"] = A_, b_, c_, s
+        d["name"], d["provenance"] = str(name), str(provenance)
+        d["exact"] = not any(e.has(sympy.Float) for e in entries)
+        d["_arith"] = ar
+
+    def __setattr__(self, key, value):
+        raise AttributeError(f"ButcherTableau is immutable (cannot set {key!r})")
+
+    def __delattr__(self, key):
+        raise AttributeError(f"ButcherTableau is immutable (cannot delete {key!r})")
+
+    @property
+    def matrix(self) -> sympy.ImmutableMatrix:
+        """A as an immutable sympy matrix."""
+        return sympy.ImmutableMatrix(self.A)
+
+    @property
+    def label(self) -> str:
+        return self.name or f"the {self.s}-stage tableau"
+
+    @functools.cached_property
+    def _weights(self):
+        ar = self._arith
+        return ElementaryWeights([ar.A], [ar.b], ar.dom.one)
+
+    def _key(self):
+        return (self.A, self.b, self.c)
+
+    def __eq__(self, other):
+        if not isinstance(other, ButcherTableau):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self):
+        return hash(("ButcherTableau",) + self._key())
+
+    def __repr__(self):
+        nm = f"{self.name!r}, " if self.name else ""
+        return f"ButcherTableau({nm}s={self.s})"
+
+    def __reduce__(self):
+        return (_rebuild_tableau, (self.A, self.b, self.c, not self.exact, self.name, self.provenance))
+
+    def _latex(self, printer=None):
+        return _array_tex(self.A, self.b, self.c)
+
+    def _repr_latex_(self):
+        return "$" + self._latex() + "$"
+
+
+def _rebuild_tableau(A, b, c, inexact, name, provenance):
+    return ButcherTableau(A, b, c, allow_inconsistent_c=True, exact=not inexact, name=name,
+                          provenance=provenance)
+
+
+def _array_tex(A, b, c):
+    s = len(b)
+    rows = [sympy.latex(c[i]) + " & " + " & ".join(sympy.latex(x) for x in A[i]) for i in range(s)]
+    return (r"\begin{array}{c|" + "c" * s + "}" + r" \\ ".join(rows) + r" \\ \hline & "
+            + " & ".join(sympy.latex(x) for x in b) + r"\end{array}")
+
+
+class PartitionedTableau:
+    """An immutable partitioned Runge-Kutta pair: ``(A1, b1)`` for q, ``(A2, b2)`` for p.
+
+    Convention (the one of ``integrators.PartitionedRungeKutta(A1, b1, A2, b2)``): for a
+    Hamiltonian system ``q' = H_p``, ``p' = -H_q``,
+
+        Q_i = q0 + h sum_j A1_ij H_p(Q_j, P_j),   q1 = q0 + h sum_i b1_i H_p(Q_i, P_i),
+        P_i = p0 - h sum_j A2_ij H_q(Q_j, P_j),   p1 = p0 - h sum_i b2_i H_q(Q_i, P_i),
+
+    i.e. the first tableau integrates the positions (P-tree colour 0, ``\\bullet``) and
+    the second the momenta (colour 1, ``\\circ``).  The Lobatto IIIA-IIIB pair with s = 2
+    in this order is the Stormer-Verlet method.  (Order and symplecticity conditions are
+    invariant under swapping the two parts, so the certificates do not depend on the
+    convention; the integrator does.)
+
+    Parameters
+    ----------
+    A1, b1, A2, b2, c1, c2
+        As for :class:`ButcherTableau`; both parts must have the same number of stages.
+    allow_inconsistent_c, exact, name, provenance
+        As for :class:`ButcherTableau`.
+
+    Examples
+    --------
+    >>> from sympy import Rational as R
+    >>> verlet = PartitionedTableau([[0, 0], [R(1, 2), R(1, 2)]], [R(1, 2), R(1, 2)],
+    ...                             [[R(1, 2), 0], [R(1, 2), 0]], [R(1, 2), R(1, 2)], name="Stormer-Verlet")
+    >>> order(verlet).order, is_symplectic(verlet).holds
+    (2, True)
+    """
+
+    def __init__(self, A1, b1, A2, b2, c1=None, c2=None, *, allow_inconsistent_c=False, exact=True,
+                 name="", provenance=""):
+        owner = _owner("PartitionedTableau", name)
+        if isinstance(A1, ButcherTableau) and isinstance(b1, ButcherTableau):
+            raise TableauError(f"{owner}: use PartitionedTableau.from_parts(q_tableau, p_tableau)")
+        q = ButcherTableau(A1, b1, c1, allow_inconsistent_c=allow_inconsistent_c, exact=exact,
+                           name=f"{name} (q part)" if name else "q part")
+        p = ButcherTableau(A2, b2, c2, allow_inconsistent_c=allow_inconsistent_c, exact=exact,
+                           name=f"{name} (p part)" if name else "p part")
+        self._init(q, p, name, provenance, owner)
+
+    @classmethod
+    def from_parts(cls, q_part: ButcherTableau, p_part: ButcherTableau, *, name="", provenance=""):
+        """The pair of two existing tableaux (``q_part`` for positions, ``p_part`` for momenta)."""
+        owner = _owner("PartitionedTableau", name)
+        for nm, t in (("q_part", q_part), ("p_part", p_part)):
+            if not isinstance(t, ButcherTableau):
+                raise TableauError(f"{owner}: {nm} must be a ButcherTableau, not {type(t).__name__}")
+        self = cls.__new__(cls)
+        self._init(q_part, p_part, name, provenance, owner)
+        return self
+
+    def _init(self, q, p, name, provenance, owner):
+        if q.s != p.s:
+            raise TableauShapeError(
+                f"{owner}: the q part has {q.s} stages and the p part {p.s}; a partitioned pair "
+                f"needs the same number of stages in both")
+        entries = [x for T in (q, p) for row in T.A for x in row] + list(q.b) + list(p.b) + list(q.c) + list(p.c)
+        dom = _domain_for(entries)
+        d = self.__dict__
+        d["q"], d["p"], d["s"] = q, p, q.s
+        d["name"], d["provenance"] = str(name), str(provenance)
+        d["exact"] = q.exact and p.exact
+        d["_arith"] = (_in_domain(dom, q.A, q.b, q.c), _in_domain(dom, p.A, p.b, p.c))
+
+    def __setattr__(self, key, value):
+        raise AttributeError(f"PartitionedTableau is immutable (cannot set {key!r})")
+
+    @property
+    def label(self) -> str:
+        return self.name or f"the {self.s}-stage partitioned pair"
+
+    @functools.cached_property
+    def _weights(self):
+        aq, ap = self._arith
+        return ElementaryWeights([aq.A, ap.A], [aq.b, ap.b], aq.dom.one)
+
+    def __eq__(self, other):
+        if not isinstance(other, PartitionedTableau):
+            return NotImplemented
+        return (self.q, self.p) == (other.q, other.p)
+
+    def __hash__(self):
+        return hash(("PartitionedTableau", self.q, self.p))
+
+    def __repr__(self):
+        nm = f"{self.name!r}, " if self.name else ""
+        return f"PartitionedTableau({nm}s={self.s})"
+
+    def _latex(self, printer=None):
+        return (r"q:\ " + _array_tex(self.q.A, self.q.b, self.q.c) + r"\qquad p:\ "
+                + _array_tex(self.p.A, self.p.b, self.p.c))
+
+    def _repr_latex_(self):
+        return "$" + self._latex() + "$"
+
+
+# =====================================================================================
+# Certificates
+
+
+@dataclass(frozen=True, repr=False)
+class OrderCertificate(Certificate):
+    """A :class:`Certificate` that also carries a number: the order (or stage order).
+
+    Attributes
+    ----------
+    order : int or None
+        The certified order p: every condition up to p holds.  When ``failing_tree`` is
+        None and ``holds`` is True, p is only a lower bound (``max_order`` was reached).
+    failing_tree : RootedTree or None
+        The first tree (in generation order) of order p + 1 whose condition fails.
+    residuals : dict
+        ``{tree: Phi(t) - 1/gamma(t)}`` (sympy numbers) for every tree checked.
+    """
+
+    order: Any = None
+    failing_tree: Any = None
+    residuals: Any = None
+
+    def to_dict(self) -> dict:
+        d = super().to_dict()
+        d["order"] = self.order
+        d["failing_tree"] = None if self.failing_tree is None else str(self.failing_tree)
+        return d
+
+
+def _parts(T, what):
+    if isinstance(T, ButcherTableau):
+        return [T._arith], 1
+    if isinstance(T, PartitionedTableau):
+        return list(T._arith), 2
+    raise InvalidArgumentError(f"{what} needs a ButcherTableau or PartitionedTableau, not {type(T).__name__}")
+
+
+def _only_rk(T, what):
+    if not isinstance(T, ButcherTableau):
+        raise InvalidArgumentError(
+            f"{what} needs a ButcherTableau, not {type(T).__name__}"
+            + ("; apply it to the parts T.q and T.p" if isinstance(T, PartitionedTableau) else ""))
+    return T._arith
+
+
+def _check_int(name, v, lo, hi=None):
+    if isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi):
+        rng = f">= {lo}" if hi is None else f"in {lo}..{hi}"
+        raise InvalidArgumentError(f"{name} must be an integer {rng}, not {v!r}")
+
+
+def _tree_label(t):
+    return "the tree " + t.ascii()
+
+
+def _plural(n, kind):
+    """'1 rooted tree', '4 rooted trees' (kind given in the plural)."""
+    return f"{n} {kind[:-1] if n == 1 else kind}"
+
+
+_NAMES_RK = (("A", "b", "c"),)
+_NAMES_PRK = (("A", "b", "c"), (r"\hat A", r"\hat b", r"\hat c"))
+
+
+def _intro(T, title):
+    """The derivation's first steps: the tableau and the arithmetic."""
+    dom = (T._arith[0] if isinstance(T, PartitionedTableau) else T._arith).dom
+    d = Derivation(_tex_text(title))
+    if isinstance(T, PartitionedTableau):
+        d = d.add(r"The partitioned pair: the first tableau $(A, b, c)$ integrates $q$, the second "
+                  r"$(\hat A, \hat b, \hat c)$ integrates $p$.", _pair_tex(T))
+    else:
+        d = d.add("The tableau:", _array_tex(T.A, T.b, T.c) if T.s <= 8 else r"\text{(" + str(T.s) + r" stages)}")
+    if T.provenance:
+        d = d.add("Provenance: " + _tex_text(T.provenance) + ".")
+    return d.add("Arithmetic: " + _tex_text(dom.describe()) + "."), dom
+
+
+def _pair_tex(T):
+    return (_array_tex(T.q.A, T.q.b, T.q.c) + r"\qquad " + _array_tex(T.p.A, T.p.b, T.p.c))
+
+
+#: rows per typeset table (a table does not break across pages)
+_ROWS_PER_TABLE = 36
+
+
+def _tree_table_steps(d, rows, dom, names, heading):
+    """Add tables of (tree, |t|, gamma, sigma, Phi, residual) rows to a derivation."""
+    head = (r"\begin{tabular}{llrrll} $t$ & $|t|$ & $\gamma(t)$ & $\sigma(t)$ & $\Phi(t)$ & "
+            r"$\Phi(t) - 1/\gamma(t)$ \\ \hline ")
+    for k in range(0, len(rows), _ROWS_PER_TABLE):
+        body = []
+        for t, r in rows[k:k + _ROWS_PER_TABLE]:
+            body.append(f"${t._latex()}$ & {t.order} & {t.gamma} & {t.sigma} & "
+                        f"${t.weight_latex(names)}$ & ${dom.tex(r) if r else '0'}$ \\\\")
+        text = (heading if k == 0 else "(continued)") + "\n\n" + head + "\n".join(body) + r"\end{tabular}"
+        d = d.add(text)
+    return d
+
+
+def _tree_items(T, trees):
+    W = T._weights
+    dom = (T._arith[0] if isinstance(T, PartitionedTableau) else T._arith).dom
+    return [(t, W.phi(t) - dom.const(1, t.gamma)) for t in trees]
+
+
+def _theorem_text(colours):
+    if colours == 1:
+        return (r"Butcher's theorem: a Runge-Kutta method has order $\ge p$ iff "
+                r"$\Phi(t) = 1/\gamma(t)$ for every rooted tree $t$ with $|t| \le p$, where "
+                r"$\Phi(t)$ is the elementary weight (products of vectors componentwise, "
+                r"$e$ the vector of ones, $c = Ae$).")
+    return (r"A partitioned Runge-Kutta method has order $\ge p$ iff $\Phi(t) = 1/\gamma(t)$ for "
+            r"every bicoloured tree (P-tree) $t$ with $|t| \le p$ (Hairer, Lubich, Wanner, III.2): a "
+            r"vertex $\bullet$ takes its coefficients from $(A, b)$ (the $q$ part), a vertex $\circ$ "
+            r"from $(\hat A, \hat b)$ (the $p$ part).")
+
+
+def order_conditions(T, p: int) -> Certificate:
+    """Certificate of the tree order conditions ``Phi(t) = 1/gamma(t)`` for all ``|t| <= p``.
+
+    For a :class:`ButcherTableau` the rooted trees, for a :class:`PartitionedTableau`
+    the bicoloured P-trees.  ``residual`` is ``{tree: Phi(t) - 1/gamma(t)}`` (sympy
+    numbers); when the claim fails, ``counterexample`` names the first failing tree.
+
+    >>> from sympy import Rational as R
+    >>> heun = ButcherTableau([[0, 0], [1, 0]], [R(1, 2), R(1, 2)], name="Heun")
+    >>> c = order_conditions(heun, 3)
+    >>> c.holds, str(c.counterexample["tree"]), c.counterexample["residual"]
+    (False, '[τ²]', 1/6)
+    >>> {str(t): r for t, r in c.residual.items()}
+    {'τ': 0, '[τ]': 0, '[τ²]': 1/6, '[[τ]]': -1/6}
+    """
+    ars, colours = _parts(T, "order_conditions")
+    _check_int("p", p, 1, MAX_ORDER[colours])
+    trees = [t for n in range(1, p + 1) for t in trees_of_order(n, colours)]
+    items = _tree_items(T, trees)
+    dom = ars[0].dom
+    holds, stage, method, key = dom.decide(items, _tree_label)
+    residual = {t: dom.to_sympy(r) for t, r in items}
+    names = _NAMES_RK if colours == 1 else _NAMES_PRK
+    kind = "rooted trees" if colours == 1 else "P-trees"
+    d, _ = _intro(T, f"Order conditions of {T.label} up to order {p}")
+    d = d.add(_theorem_text(colours))
+    d = _tree_table_steps(d, items, dom, names, f"The {_plural(len(trees), kind)} with at most {p} vertices:")
+    cx = None
+    if holds is False:
+        cx = {"tree": key, "residual": residual[key]}
+        d = d.concluding(f"The condition of the tree ${key._latex()}$ fails: "
+                         f"$\\Phi(t) - 1/\\gamma(t) = {dom.tex(dict(items)[key])} \\neq 0$.")
+    elif holds:
+        d = d.concluding(f"All {len(trees)} conditions hold, so the order is at least {p}.")
+    return Certificate(
+        claim=f"{T.label} satisfies the order conditions of all {len(trees)} {kind} with at most {p} "
+              f"vertices (order >= {p})",
+        holds=holds, method=method, stage=stage, residual=residual, counterexample=cx, derivation=d)
+
+
+def order(T, max_order: int | None = None) -> OrderCertificate:
+    """The order of a tableau (or pair): the largest p <= ``max_order`` such that every
+    tree condition up to p holds.
+
+    Parameters
+    ----------
+    T : ButcherTableau or PartitionedTableau
+    max_order : int, optional
+        Highest order examined (default 10 for RK, 6 for partitioned pairs).  When all
+        conditions up to it hold the claim is "order >= max_order".
+
+    Returns
+    -------
+    OrderCertificate
+        ``order`` the certified order; ``failing_tree`` and ``residual`` the first tree of
+        order ``order + 1`` whose condition fails (None when none was found);
+        ``holds`` None only when a condition could not be decided.
+
+    Examples
+    --------
+    >>> from sympy import Rational as R
+    >>> rk4 = ButcherTableau([[0, 0, 0, 0], [R(1, 2), 0, 0, 0], [0, R(1, 2), 0, 0], [0, 0, 1, 0]],
+    ...                      [R(1, 6), R(1, 3), R(1, 3), R(1, 6)], name="RK4")
+    >>> c = order(rk4)
+    >>> c.order, c.holds, str(c.failing_tree), c.residual
+    (4, True, '[τ⁴]', 1/120)
+    >>> c.claim
+    'the order of RK4 is 4'
+    """
+    ars, colours = _parts(T, "order")
+    if max_order is None:
+        max_order = 10 if colours == 1 else 6
+    _check_int("max_order", max_order, 1, MAX_ORDER[colours])
+    dom = ars[0].dom
+    names = _NAMES_RK if colours == 1 else _NAMES_PRK
+    kind = "rooted trees" if colours == 1 else "P-trees"
+    d, _ = _intro(T, f"Order of {T.label}")
+    d = d.add(_theorem_text(colours))
+    residuals = {}
+    methods = []
+    stages = set()
+    for n in range(1, max_order + 1):
+        items = _tree_items(T, trees_of_order(n, colours))
+        holds, stage, method, key = dom.decide(items, _tree_label)
+        stages.add(stage)
+        methods.append(method)
+        for t, r in items:
+            residuals[t] = dom.to_sympy(r)
+        d = _tree_table_steps(d, items, dom, names, f"The {_plural(len(items), kind)} with {n} vertices:")
+        if holds is True:
+            continue
+        p = n - 1
+        if holds is False:
+            d = d.concluding(
+                f"Every condition up to order {p} holds and the condition of ${key._latex()}$ (order {n}) "
+                f"fails, with residual ${dom.tex(dict(items)[key])}$: the order is exactly {p}.")
+            how = dom.describe() if dom.kind != "symbolic" else method
+            return OrderCertificate(
+                claim=f"the order of {T.label} is {p}", holds=True,
+                method=f"{how}: every condition up to order {p} holds; the condition of the tree "
+                       f"{key.ascii()} (order {n}) has the nonzero residual {dom.short(dict(items)[key])}",
+                stage=_weakest(stages), residual=residuals[key], derivation=d, order=p, failing_tree=key,
+                residuals=residuals)
+        d = d.concluding(f"The conditions of order {n} could not be decided ({_tex_text(method)}).")
+        return OrderCertificate(
+            claim=f"the order of {T.label} is {p}", holds=None,
+            method=f"conditions up to order {p} hold; order {n} undecided: {method}", stage="unknown",
+            residual=None, derivation=d, order=p, failing_tree=None, residuals=residuals)
+    d = d.concluding(f"All conditions up to order {max_order} hold: the order is at least {max_order} "
+                     f"(higher orders were not examined).")
+    how = methods[-1] if dom.kind == "symbolic" else dom.describe()
+    return OrderCertificate(
+        claim=f"the order of {T.label} is at least {max_order}", holds=True,
+        method=f"{how}: all {len(residuals)} conditions up to order {max_order} hold", stage=_weakest(stages),
+        residual=None, derivation=d, order=max_order, failing_tree=None, residuals=residuals)
+
+
+_STAGE_RANK = {"structural": 0, "exact": 1, "randomized": 2, "numeric": 2, "counterexample": 1, "unknown": 3}
+
+
+def _weakest(stages):
+    return max(stages, key=lambda st: _STAGE_RANK.get(st, 3)) if stages else "structural"
+
+
+# ------------------------------------------------------------------ decisions on a set of items
+
+
+class _Label:
+    """A plain-text name of a condition in a counterexample (equal to its string; typeset as text)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text):
+        self.text = str(text)
+
+    def __eq__(self, other):
+        return self.text == (other.text if isinstance(other, _Label) else other)
+
+    def __hash__(self):
+        return hash(self.text)
+
+    def __str__(self):
+        return self.text
+
+    def __repr__(self):
+        return repr(self.text)
+
+    def _latex(self, printer=None):
+        return r"\text{" + _tex_text(self.text) + "}"
+
+
+def _decide_items(dom, items, claim, d, residual, success, failure, label=str):
+    """A Certificate from ``items`` [(key, value that must vanish)] in arithmetic ``dom``."""
+    holds, stage, method, key = dom.decide(items, label)
+    cx = None
+    if holds is False:
+        cx = {"entry": _Label(label(key)), "residual": dom.to_sympy(dict(items)[key])}
+        d = d.concluding(failure(key, dict(items)[key]))
+    elif holds:
+        d = d.concluding(success)
+    return Certificate(claim=claim, holds=holds, method=method, stage=stage, residual=residual,
+                       counterexample=cx, derivation=d)
+
+
+def _pow(dom, x, k):
+    return dom.one if k == 0 else x ** k
+
+
+def _dot(dom, u, v):
+    acc = dom.zero
+    for x, y in zip(u, v):
+        if x and y:
+            acc = acc + x * y
+    return acc
+
+
+def condition_B(T, p: int) -> Certificate:
+    """Simplifying assumption B(p): ``sum_i b_i c_i^(k-1) = 1/k`` for ``k = 1..p``.
+
+    (The quadrature formula (b, c) integrates polynomials of degree < p exactly.)
+
+    >>> from sympy import Rational as R
+    >>> mid = ButcherTableau([[R(1, 2)]], [1])
+    >>> condition_B(mid, 2).holds, condition_B(mid, 3).holds
+    (True, False)
+    """
+    ar = _only_rk(T, "condition_B")
+    _check_int("p", p, 1)
+    dom = ar.dom
+    items = [(f"B k={k}", _dot(dom, ar.b, [_pow(dom, ci, k - 1) for ci in ar.c]) - dom.const(1, k))
+             for k in range(1, p + 1)]
+    d, _ = _intro(T, f"Simplifying assumption B({p}) for {T.label}")
+    d = d.add(r"$B(p)$: $\sum_i b_i c_i^{k-1} = 1/k$ for $k = 1, \dots, " + str(p) + "$. Residuals:",
+              r" \\ ".join(f"k = {k}: &\\quad {dom.tex(r)}" for k, (_, r) in enumerate(items, 1)))
+    residual = {k: dom.to_sympy(r) for k, r in items}
+    return _decide_items(dom, items, f"{T.label} satisfies B({p})", d, residual,
+                         f"B({p}) holds.", lambda k, r: f"B({p}) fails at {k}.")
+
+
+def condition_C(T, q: int) -> Certificate:
+    """Simplifying assumption C(q): ``sum_j a_ij c_j^(k-1) = c_i^k / k`` for all i, ``k = 1..q``.
+
+    >>> from sympy import Rational as R
+    >>> mid = ButcherTableau([[R(1, 2)]], [1])
+    >>> condition_C(mid, 1).holds, condition_C(mid, 2).holds
+    (True, False)
+    """
+    ar = _only_rk(T, "condition_C")
+    _check_int("q", q, 1)
+    dom = ar.dom
+    s = ar.s
+    items = []
+    for k in range(1, q + 1):
+        ck = [_pow(dom, cj, k - 1) for cj in ar.c]
+        for i in range(s):
+            items.append((f"C k={k} i={i}", _dot(dom, ar.A[i], ck) - _pow(dom, ar.c[i], k) / k))
+    d, _ = _intro(T, f"Simplifying assumption C({q}) for {T.label}")
+    d = d.add(r"$C(q)$: $\sum_j a_{ij} c_j^{k-1} = c_i^k/k$ for all $i$ and $k = 1, \dots, " + str(q)
+              + "$ (stage order conditions).")
+    d = _residual_list_step(d, dom, items)
+    residual = {k: dom.to_sympy(r) for k, r in items}
+    return _decide_items(dom, items, f"{T.label} satisfies C({q})", d, residual,
+                         f"C({q}) holds.", lambda k, r: f"C({q}) fails at {k}.")
+
+
+def condition_D(T, r: int) -> Certificate:
+    """Simplifying assumption D(r): ``sum_i b_i c_i^(k-1) a_ij = b_j (1 - c_j^k) / k`` for
+    all j, ``k = 1..r``.
+
+    >>> from sympy import Rational as R
+    >>> mid = ButcherTableau([[R(1, 2)]], [1])
+    >>> condition_D(mid, 1).holds, condition_D(mid, 2).holds
+    (True, False)
+    """
+    ar = _only_rk(T, "condition_D")
+    _check_int("r", r, 1)
+    dom = ar.dom
+    s = ar.s
+    items = []
+    for k in range(1, r + 1):
+        w = [bi * _pow(dom, ci, k - 1) for bi, ci in zip(ar.b, ar.c)]
+        for j in range(s):
+            col = [ar.A[i][j] for i in range(s)]
+            items.append((f"D k={k} j={j}", _dot(dom, w, col) - ar.b[j] * (dom.one - _pow(dom, ar.c[j], k)) / k))
+    d, _ = _intro(T, f"Simplifying assumption D({r}) for {T.label}")
+    d = d.add(r"$D(r)$: $\sum_i b_i c_i^{k-1} a_{ij} = b_j (1 - c_j^k)/k$ for all $j$ and $k = 1, \dots, "
+              + str(r) + "$.")
+    d = _residual_list_step(d, dom, items)
+    residual = {k: dom.to_sympy(x) for k, x in items}
+    return _decide_items(dom, items, f"{T.label} satisfies D({r})", d, residual,
+                         f"D({r}) holds.", lambda k, x: f"D({r}) fails at {k}.")
+
+
+def _residual_list_step(d, dom, items, limit=60):
+    shown = items[:limit]
+    math_ = r" \\ ".join(f"\\text{{{k}}}: &\\quad {dom.tex(x) if x else '0'}" for k, x in shown)
+    more = f" (first {limit} of {len(items)})" if len(items) > limit else ""
+    return d.add("Residuals" + more + ":", math_)
+
+
+def stage_order(T) -> OrderCertificate:
+    """The stage order: the largest q such that B(q) and C(q) hold.
+
+    >>> from sympy import Rational as R
+    >>> stage_order(ButcherTableau([[R(1, 2)]], [1])).order        # implicit midpoint
+    1
+    >>> stage_order(ButcherTableau([[0, 0], [R(1, 2), R(1, 2)]], [R(1, 2), R(1, 2)])).order  # trapezoid
+    2
+    """
+    ar = _only_rk(T, "stage_order")
+    dom = ar.dom
+    q = 0
+    d, _ = _intro(T, f"Stage order of {T.label}")
+    d = d.add(r"The stage order is the largest $q$ such that $B(q)$ ($\sum_i b_i c_i^{k-1} = 1/k$) and "
+              r"$C(q)$ ($\sum_j a_{ij} c_j^{k-1} = c_i^k/k$ for all $i$) hold for $k \le q$.")
+    stages = set()
+    for k in range(1, 2 * ar.s + 2):   # B(2s + 1) is impossible for s nodes
+        items = [(f"B k={k}", _dot(dom, ar.b, [_pow(dom, ci, k - 1) for ci in ar.c]) - dom.const(1, k))]
+        ck = [_pow(dom, cj, k - 1) for cj in ar.c]
+        items += [(f"C k={k} i={i}", _dot(dom, ar.A[i], ck) - _pow(dom, ar.c[i], k) / k) for i in range(ar.s)]
+        holds, stage, method, key = dom.decide(items)
+        stages.add(stage)
+        if holds is True:
+            q = k
+            d = d.add(f"$k = {k}$: all residuals vanish.")
+            continue
+        if holds is None:
+            d = d.concluding(f"Undecided at k = {k}.")
+            return OrderCertificate(claim=f"the stage order of {T.label} is {q}", holds=None, method=method,
+                                    stage="unknown", derivation=d, order=q)
+        r = dict(items)[key]
+        d = d.concluding(f"At $k = {k}$ the residual {_tex_text(key)} is ${dom.tex(r)} \\neq 0$: the stage "
+                         f"order is {q}.")
+        return OrderCertificate(claim=f"the stage order of {T.label} is {q}", holds=True, method=method,
+                                stage=_weakest(stages), residual=dom.to_sympy(r), derivation=d, order=q)
+    raise AssertionError("unreachable: B(2s+1) cannot hold")  # pragma: no cover
+
+
+# ------------------------------------------------------------------ symplecticity
+
+
+def is_symplectic(T, *, separable: bool = False) -> Certificate:
+    """The symplecticity condition of a tableau or pair.
+
+    Runge-Kutta (Lasagni, Sanz-Serna, Suris 1988):
+    ``M_ij = b_i a_ij + b_j a_ji - b_i b_j = 0`` for all i, j.  It implies that the method
+    is symplectic; for irreducible methods it is also necessary.
+
+    Partitioned pair, ``(A1, b1)`` on q and ``(A2, b2)`` on p (see
+    :class:`PartitionedTableau`; Hairer-Lubich-Wanner, Thm VI.4.6):
+    ``b1_i A2_ij + b2_j A1_ji - b1_i b2_j = 0`` for all i, j, and ``b1 = b2``.  With
+    ``separable=True`` (only ``H = T(p) + U(q)`` is claimed) the first condition alone.
+    Both conditions are symmetric in the two parts when ``b1 = b2``.
+
+    >>> from sympy import Rational as R
+    >>> is_symplectic(ButcherTableau([[R(1, 2)]], [1])).holds           # implicit midpoint
+    True
+    >>> c = is_symplectic(ButcherTableau([[0, 0], [R(1, 2), R(1, 2)]], [R(1, 2), R(1, 2)]))
+    >>> c.holds, c.counterexample
+    (False, {'entry': 'M[0][0]', 'residual': -1/4})
+    """
+    ars, colours = _parts(T, "is_symplectic")
+    dom = ars[0].dom
+    s = ars[0].s
+    if colours == 1:
+        ar = ars[0]
+        A, b = ar.A, ar.b
+        M = [[b[i] * A[i][j] + b[j] * A[j][i] - b[i] * b[j] for j in range(s)] for i in range(s)]
+        items = [((i, j), M[i][j]) for i in range(s) for j in range(i, s)]
+        cond = r"M_{ij} = b_i a_{ij} + b_j a_{ji} - b_i b_j = 0"
+        claim = f"{T.label} is symplectic (b_i a_ij + b_j a_ji - b_i b_j = 0 for all i, j)"
+    else:
+        A1, b1, A2, b2 = ars[0].A, ars[0].b, ars[1].A, ars[1].b
+        M = [[b1[i] * A2[i][j] + b2[j] * A1[j][i] - b1[i] * b2[j] for j in range(s)] for i in range(s)]
+        items = [((i, j), M[i][j]) for i in range(s) for j in range(s)]
+        cond = r"M_{ij} = b_i \hat a_{ij} + \hat b_j a_{ji} - b_i \hat b_j = 0"
+        claim = f"{T.label} is symplectic (b1_i A2_ij + b2_j A1_ji = b1_i b2_j"
+        if not separable:
+            items += [(f"b1[{i}] - b2[{i}]", b1[i] - b2[i]) for i in range(s)]
+            cond += r", \quad b_i = \hat b_i"
+            claim += " and b1 = b2)"
+        else:
+            claim += "; separable Hamiltonians)"
+    d, _ = _intro(T, f"Symplecticity of {T.label}")
+    if colours == 1:
+        d = d.add("A Runge-Kutta method whose coefficients satisfy the following condition for all "
+                  "$i, j$ is symplectic (Lasagni; Sanz-Serna; Suris, 1988); for an irreducible method "
+                  "the condition is also necessary:", cond)
+    else:
+        d = d.add("A partitioned Runge-Kutta method ($a$, $b$ for $q$; $\\hat a$, $\\hat b$ for $p$) "
+                  "whose coefficients satisfy the following is symplectic (Hairer, Lubich, Wanner, "
+                  "Thm VI.4.6" + ("; for separable $H = T(p) + U(q)$ the first condition suffices" if separable
+                                  else "") + "):", cond)
+    Ms = sympy.ImmutableMatrix([[dom.to_sympy(x) for x in row] for row in M])
+    d = d.add("The matrix $M$:", sympy.latex(Ms))
+    residual = Ms if colours == 1 or separable else {"M": Ms, "b1 - b2": [dom.to_sympy(x - y) for x, y in
+                                                                          zip(ars[0].b, ars[1].b)]}
+    def label(k):
+        return f"M[{k[0]}][{k[1]}]" if isinstance(k, tuple) else k
+
+    return _decide_items(dom, items, claim, d, residual, "Every entry vanishes: the method is symplectic.",
+                         lambda k, r: (f"$M_{{{k[0] + 1},{k[1] + 1}}} = {dom.tex(r)} \\neq 0$" if isinstance(k, tuple)
+                                       else f"{_tex_text(k)} is ${dom.tex(r)} \\neq 0$")
+                         + ": the symplecticity condition fails.", label)
+
+
+# ------------------------------------------------------------------ symmetry
+
+#: a symmetry search visits at most this many partial stage permutations
+SYMMETRY_SEARCH_LIMIT = 200_000
+
+
+def is_symmetric(T) -> Certificate:
+    """Whether the method equals its adjoint up to a renumbering of the stages.
+
+    The adjoint of ``(A, b)`` is, up to renumbering, ``(e b^T - A, b)``, so the method is
+    symmetric when there is a permutation ``sigma`` of the stages with
+
+        a_{sigma(i) sigma(j)} + a_ij = b_j   and   b_{sigma(i)} = b_i     for all i, j
+
+    (Hairer, Lubich, Wanner, Thm V.2.3, where ``sigma(i) = s + 1 - i``).  For a pair the
+    same ``sigma`` must work for both parts.  The search only tries ``sigma`` with
+    ``r_sigma(i) = sum(b) - r_i`` (r the row sums), which the condition implies.  False
+    means no permutation satisfies the condition; a reducible method can still be a
+    symmetric map.
+
+    >>> from sympy import Rational as R
+    >>> c = is_symmetric(ButcherTableau([[0, 0], [R(1, 2), R(1, 2)]], [R(1, 2), R(1, 2)]))
+    >>> c.holds, c.residual["sigma"]
+    (True, (1, 0))
+    >>> is_symmetric(ButcherTableau([[1]], [1])).holds                  # implicit Euler
+    False
+    """
+    ars, colours = _parts(T, "is_symmetric")
+    dom = ars[0].dom
+    s = ars[0].s
+    sums = []
+    for ar in ars:
+        acc = dom.zero
+        for x in ar.b:
+            acc = acc + x
+        sums.append(acc)
+    undecided = False
+
+    def eq0(x):
+        nonlocal undecided
+        z = dom.is_zero(x)
+        if z is None:
+            undecided = True
+            return True   # keep it possible
+        return z
+
+    cand = []
+    for i in range(s):
+        cand.append([k for k in range(s)
+                     if all(eq0(ar.b[k] - ar.b[i]) and eq0(ar.r[k] + ar.r[i] - tot) for ar, tot in zip(ars, sums))])
+    sigma = [None] * s
+    used = [False] * s
+    visited = 0
+    found = None
+    exhausted = False
+
+    def ok(i, k):
+        for j in range(i + 1):
+            kj = k if j == i else sigma[j]
+            for ar in ars:
+                if not eq0(ar.A[k][kj] + ar.A[i][j] - ar.b[j]):
+                    return False
+                if not eq0(ar.A[kj][k] + ar.A[j][i] - ar.b[i]):
+                    return False
+        return True
+
+    def search(i):
+        nonlocal visited, found, exhausted
+        if found is not None or exhausted:
+            return
+        if i == s:
+            found = tuple(sigma)
+            return
+        for k in cand[i]:
+            if used[k]:
+                continue
+            visited += 1
+            if visited > SYMMETRY_SEARCH_LIMIT:
+                exhausted = True
+                return
+            if ok(i, k):
+                sigma[i], used[k] = k, True
+                search(i + 1)
+                if found is not None or exhausted:
+                    return
+                sigma[i], used[k] = None, False
+
+    search(0)
+    d, _ = _intro(T, f"Symmetry of {T.label}")
+    d = d.add(r"The adjoint of $(A, b)$ is $(e b^T - A, b)$ up to a renumbering of the stages, so the method "
+              r"is symmetric if for some permutation $\sigma$ of the stages (Hairer, Lubich, Wanner, V.2.3):",
+              r"a_{\sigma(i)\sigma(j)} + a_{ij} = b_j, \qquad b_{\sigma(i)} = b_i \qquad \text{for all } i, j"
+              + (r" \text{ (both parts)}" if colours == 2 else ""))
+    how = dom.describe()
+    if found is not None and not undecided:
+        perm = ", ".join(f"{i + 1} \\mapsto {k + 1}" for i, k in enumerate(found))
+        d = d.add(f"The permutation $\\sigma = ({perm})$ satisfies every condition (all residuals are 0).")
+        d = d.concluding("The method equals its adjoint: it is symmetric.")
+        return Certificate(claim=f"{T.label} is symmetric (equals its adjoint up to a stage permutation)",
+                           holds=True, method=f"{how}: sigma = {tuple(k + 1 for k in found)} satisfies "
+                                              f"a_sigma(i)sigma(j) + a_ij = b_j, b_sigma(i) = b_i",
+                           stage=dom.kind if dom.kind != "symbolic" else "randomized",
+                           residual={"sigma": found}, derivation=d)
+    if exhausted or undecided:
+        why = "the search limit was reached" if exhausted else "some entries could not be compared"
+        d = d.concluding(f"Undecided: {why}.")
+        return Certificate(claim=f"{T.label} is symmetric", holds=None, method=f"{how}: {why}",
+                           stage="unknown", derivation=d)
+    # no permutation: report the residual of the reversal permutation (the usual candidate)
+    rev = list(range(s - 1, -1, -1))
+    R = [[ars[0].A[rev[i]][rev[j]] + ars[0].A[i][j] - ars[0].b[j] for j in range(s)] for i in range(s)]
+    Rs = sympy.ImmutableMatrix([[dom.to_sympy(x) for x in row] for row in R])
+    d = d.add(f"No permutation satisfies the conditions (candidates per stage: "
+              f"{', '.join(str(len(cc)) for cc in cand)}). For the reversal $\\sigma(i) = s + 1 - i$ "
+              r"the residual $a_{\sigma(i)\sigma(j)} + a_{ij} - b_j$ is", sympy.latex(Rs))
+    d = d.concluding("The method is not equal to its adjoint up to renumbering.")
+    cx = None
+    for i in range(s):
+        for j in range(s):
+            if cx is None and not dom.is_zero(R[i][j]):
+                cx = {"entry": _Label(f"R[{i}][{j}]"), "residual": dom.to_sympy(R[i][j])}
+    return Certificate(claim=f"{T.label} is symmetric (equals its adjoint up to a stage permutation)",
+                       holds=False, method=f"{how}: no stage permutation satisfies "
+                                           f"a_sigma(i)sigma(j) + a_ij = b_j, b_sigma(i) = b_i",
+                       stage=dom.kind if dom.kind != "symbolic" else "randomized", residual=Rs,
+                       counterexample=cx, derivation=d)
+
+
+# ------------------------------------------------------------------ structure of A
+
+
+def is_explicit(T) -> Certificate:
+    """Whether A is strictly lower triangular (``a_ij = 0`` for ``j >= i``), as numbered.
+
+    >>> from sympy import Rational as R
+    >>> is_explicit(ButcherTableau([[0, 0], [1, 0]], [R(1, 2), R(1, 2)])).holds
+    True
+    >>> is_explicit(ButcherTableau([[R(1, 2)]], [1])).holds
+    False
+    """
+    ar = _only_rk(T, "is_explicit")
+    items = [((i, j), ar.A[i][j]) for i in range(ar.s) for j in range(i, ar.s)]
+    d, _ = _intro(T, f"Explicitness of {T.label}")
+    d = d.add(r"Explicit: $a_{ij} = 0$ for all $j \ge i$.")
+    return _decide_items(ar.dom, items, f"{T.label} is explicit", d, None,
+                         "A is strictly lower triangular: the method is explicit.",
+                         lambda k, r: f"$a_{{{k[0] + 1},{k[1] + 1}}} = {ar.dom.tex(r)} \\neq 0$.", _entry_label)
+
+
+def _entry_label(k):
+    return f"A[{k[0]}][{k[1]}]"
+
+
+def is_diagonally_implicit(T) -> Certificate:
+    """Whether A is lower triangular with a nonzero diagonal entry (a DIRK method).
+
+    >>> from sympy import Rational as R
+    >>> is_diagonally_implicit(ButcherTableau([[R(1, 2)]], [1])).holds
+    True
+    >>> is_diagonally_implicit(ButcherTableau([[0, 0], [1, 0]], [R(1, 2), R(1, 2)])).holds
+    False
+    """
+    ar = _only_rk(T, "is_diagonally_implicit")
+    dom = ar.dom
+    items = [((i, j), ar.A[i][j]) for i in range(ar.s) for j in range(i + 1, ar.s)]
+    d, _ = _intro(T, f"Diagonal implicitness of {T.label}")
+    d = d.add(r"Diagonally implicit: $a_{ij} = 0$ for $j > i$, and some $a_{ii} \neq 0$.")
+    cert = _decide_items(dom, items, f"{T.label} is diagonally implicit", d, None,
+                         "A is lower triangular.",
+                         lambda k, r: f"$a_{{{k[0] + 1},{k[1] + 1}}} = {dom.tex(r)} \\neq 0$.", _entry_label)
+    if cert.holds is not True:
+        return cert
+    diag = [dom.is_zero(ar.A[i][i]) for i in range(ar.s)]
+    if any(z is False for z in diag):
+        return cert
+    holds = None if any(z is None for z in diag) else False
+    return Certificate(claim=cert.claim, holds=holds,
+                       method=f"{dom.describe()}: A is lower triangular but its diagonal is zero (explicit)",
+                       stage=cert.stage if holds is False else "unknown",
+                       derivation=d.concluding("The diagonal of A vanishes: the method is explicit."))
+
+
+# ------------------------------------------------------------------ stability function
+
+
+@dataclass(frozen=True)
+class StabilityFunction:
+    """``R(z) = P(z)/Q(z)`` with ``P(z) = det(I - zA + z e b^T)`` and ``Q(z) = det(I - zA)``.
+
+    ``numerator`` and ``denominator`` are sympy polynomials in ``z`` (expressions,
+    ``Q(0) = P(0) = 1``), not reduced to lowest terms; ``expr`` is the quotient.
+    """
+
+    numerator: Any
+    denominator: Any
+    z: Any
+
+    @property
+    def expr(self):
+        return self.numerator / self.denominator
+
+    def __call__(self, value):
+        return (self.numerator / self.denominator).subs(self.z, value)
+
+    def _latex(self, printer=None):
+        return r"\frac{" + sympy.latex(self.numerator) + "}{" + sympy.latex(self.denominator) + "}"
+
+    def _repr_latex_(self):
+        return "$" + self._latex() + "$"
+
+
+def stability_function(T, z=None) -> StabilityFunction:
+    """The stability function ``R(z) = det(I - zA + z e b^T) / det(I - zA)``, exactly.
+
+    Both determinants are ``sum_k c_k z^k`` with ``c_k`` the coefficients of the
+    characteristic polynomial of ``A`` (resp. ``A - e b^T``), computed by the
+    Faddeev-LeVerrier recurrence in the tableau's exact arithmetic.
+
+    >>> from sympy import Rational as R
+    >>> st = stability_function(ButcherTableau([[R(1, 2)]], [1]))       # implicit midpoint
+    >>> st.numerator, st.denominator
+    (z/2 + 1, 1 - z/2)
+    """
+    ar = _only_rk(T, "stability_function")
+    dom = ar.dom
+    z = sympy.Symbol("z") if z is None else z
+    s = ar.s
+    Amb = [[ar.A[i][j] - ar.b[j] for j in range(s)] for i in range(s)]
+
+    def det_poly(M):
+        coeffs = _charpoly(dom, M)   # det(I - zM) = sum_k coeffs[k] z^k
+        return sympy.Add(*[dom.to_sympy(c) * z ** k for k, c in enumerate(coeffs)])
+
+    return StabilityFunction(det_poly(Amb), det_poly(ar.A), z)
+
+
+def _charpoly(dom, M):
+    """[1, c_1, ..., c_s] with det(lambda I - M) = lambda^s + c_1 lambda^(s-1) + ... + c_s."""
+    s = len(M)
+    coeffs = [dom.one]
+    Mk = [[dom.zero] * s for _ in range(s)]
+    for k in range(1, s + 1):
+        # M_k = M M_{k-1} + c_{k-1} I ;  c_k = -tr(M M_k) / k
+        prod = [[_dot(dom, M[i], [Mk[l][j] for l in range(s)]) for j in range(s)] for i in range(s)]
+        for i in range(s):
+            prod[i][i] = prod[i][i] + coeffs[k - 1]
+        Mk = prod
+        tr = dom.zero
+        for i in range(s):
+            tr = tr + _dot(dom, M[i], [Mk[l][i] for l in range(s)])
+        coeffs.append(-tr / k)
+    return coeffs
