@@ -239,12 +239,8 @@ def lie_dimensions(max_weight: int, base_order: int = 2, symmetric: bool = False
 # Coefficient domains: exact rationals, number fields, polynomials, mpmath numbers
 
 
-class _Rationals:
-    kind = "rational"
-    exact = True
-
-    def __init__(self):
-        self.zero, self.one = Fraction(0), Fraction(1)
+class _OperatorArithmetic:
+    """Domains whose elements do their own arithmetic with + - * (Fractions, sympy ring elements, mpf)."""
 
     @staticmethod
     def add(a, b):
@@ -257,6 +253,14 @@ class _Rationals:
     @staticmethod
     def mul(a, b):
         return a * b
+
+
+class _Rationals(_OperatorArithmetic):
+    kind = "rational"
+    exact = True
+
+    def __init__(self):
+        self.zero, self.one = Fraction(0), Fraction(1)
 
     @staticmethod
     def scale(a, q):
@@ -460,7 +464,7 @@ class _NumberField:
                 f"of degree {self.degree}")
 
 
-class _Polynomials:
+class _Polynomials(_OperatorArithmetic):
     """Polynomials (or rational functions) in free symbols, for symbolic coefficients."""
 
     kind = "symbolic"
@@ -470,18 +474,6 @@ class _Polynomials:
         self.R = R
         self.zero, self.one = R.zero, R.one
         self._consts: dict = {}
-
-    @staticmethod
-    def add(a, b):
-        return a + b
-
-    @staticmethod
-    def sub(a, b):
-        return a - b
-
-    @staticmethod
-    def mul(a, b):
-        return a * b
 
     def scale(self, a, q):
         c = self._consts.get(q)
@@ -510,7 +502,7 @@ class _Polynomials:
         return f"polynomial arithmetic over {self.R}"
 
 
-class _Numbers:
+class _Numbers(_OperatorArithmetic):
     """mpmath numbers at a working precision, for inexact coefficients."""
 
     kind = "numeric"
@@ -520,18 +512,6 @@ class _Numbers:
         self.ctx = ctx
         self.zero, self.one = ctx.zero, ctx.one
         self._consts: dict = {}
-
-    @staticmethod
-    def add(a, b):
-        return a + b
-
-    @staticmethod
-    def sub(a, b):
-        return a - b
-
-    @staticmethod
-    def mul(a, b):
-        return a * b
 
     def scale(self, a, q):
         c = self._consts.get(q)
