@@ -1,0 +1,33 @@
+"""integrators: structure-preserving schemes, certified symbolically, run on ensembles.
+
+One definition, three uses: a scheme's step is one symbolic geomcheck map; the same
+map is certified (``scheme.certify(system)``), lowered to batched numpy and lowered
+to mpmath (``integrate``).
+
+>>> import sympy, numpy as np, integrators as ig
+>>> q, p = sympy.symbols("q p")
+>>> pendulum = ig.HamiltonianSystem(p**2 / 2 - sympy.cos(q), q, p)
+>>> y0 = np.array([[0.5, 0.0], [1.0, 0.0], [2.0, 0.0]])     # an ensemble of 3
+>>> sol = ig.integrate(pendulum, "stormer-verlet", y0, dt=0.05, steps=200, save_every=50)
+>>> sol.y.shape, sol.t.shape, sol.energy().shape
+((5, 3, 2), (5,), (5, 3))
+>>> bool(np.abs(sol.energy() - sol.energy()[0]).max() < 1e-3)
+True
+"""
+
+from .catalog import list_schemes, scheme
+from .integrate import Solution, integrate
+from .schemes import Composition, PartitionedRungeKutta, RungeKutta
+from .systems import ContactSystem, HamiltonianSystem
+
+__all__ = [
+    "HamiltonianSystem",
+    "ContactSystem",
+    "list_schemes",
+    "scheme",
+    "RungeKutta",
+    "PartitionedRungeKutta",
+    "Composition",
+    "integrate",
+    "Solution",
+]

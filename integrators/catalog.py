@@ -1,0 +1,118 @@
+"""The catalog of named schemes: ``list_schemes()`` and ``scheme(name)``.
+
+Each entry is built on first use and then shared (schemes are immutable).  Next to
+each entry the catalog *declares* the order and properties the literature gives; for
+schemes that are data (tableaux) the scheme itself *computes* them from its
+coefficients, and the test-suite holds the two against each other (``declared(name)``).
+
+>>> import integrators as ig
+>>> "gauss-legendre-4" in ig.list_schemes()
+True
+>>> s = ig.scheme("gauss-legendre-4")
+>>> s.order, sorted(s.properties)
+(4, ['symmetric', 'symplectic'])
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from geomcheck.certify import families
+
+from .errors import UnknownSchemeError
+from .schemes.contact_splitting import ContactSplitting
+from .schemes.partitioned import PartitionedRungeKutta
+from .schemes.runge_kutta import RungeKutta
+from .schemes.verlet import StormerVerlet
+
+__all__ = ["list_schemes", "scheme", "declared"]
+
+_half = sympy.Rational(1, 2)
+_SP = frozenset({"symplectic", "symmetric"})
+
+
+def _gauss(s):
+    def make():
+        return RungeKutta.from_tableau(families.gauss_legendre(s), name=f"gauss-legendre-{2 * s}",
+                                       description=f"{s}-stage Gauss-Legendre collocation (implicit)")
+    return make
+
+
+def _lobatto(s):
+    def make():
+        return PartitionedRungeKutta.from_tableau(families.lobatto_iiia_iiib(s), name=f"lobatto-iiia-iiib-{s}",
+                                                  description=f"{s}-stage Lobatto IIIA (q) - IIIB (p) pair")
+    return make
+
+
+# name: (factory, declared order, declared properties)
+_ENTRIES = {
+    "explicit-euler": (lambda: RungeKutta.from_tableau(families.explicit_euler(), name="explicit-euler",
+                                                       description="explicit Euler (baseline, not structure-preserving)"),
+                       1, frozenset()),
+    "rk4": (lambda: RungeKutta.from_tableau(families.classical_rk4(), name="rk4",
+                                            description="classical Runge-Kutta (baseline, not structure-preserving)"),
+            4, frozenset()),
+    "symplectic-euler-a": (lambda: PartitionedRungeKutta.from_tableau(families.symplectic_euler(),
+                                                                      name="symplectic-euler-a",
+                                                         description="P = p - h H_q(q, P), Q = q + h H_p(q, P)"
+                                                                     " (kick then drift when separable)"),
+                           1, frozenset({"symplectic"})),
+    "symplectic-euler-b": (lambda: PartitionedRungeKutta([[1]], [1], [[0]], [1], name="symplectic-euler-b",
+                                                         description="Q = q + h H_p(Q, p), P = p - h H_q(Q, p)"
+                                                                     " (drift then kick when separable)"),
+                           1, frozenset({"symplectic"})),
+    "stormer-verlet": (lambda: StormerVerlet("velocity"), 2, _SP),
+    "stormer-verlet-position": (lambda: StormerVerlet("position"), 2, _SP),
+    "implicit-midpoint": (lambda: RungeKutta.from_tableau(families.implicit_midpoint(), name="implicit-midpoint",
+                                                          description="implicit midpoint rule"), 2, _SP),
+    "trapezoidal": (lambda: RungeKutta.from_tableau(families.lobatto_iiia(2), name="trapezoidal",
+                                                    description="trapezoidal rule (Lobatto IIIA, s = 2)"),
+                    2, frozenset({"symmetric"})),
+    **{f"gauss-legendre-{2 * s}": (_gauss(s), 2 * s, _SP) for s in (1, 2, 3, 4)},
+    **{f"lobatto-iiia-iiib-{s}": (_lobatto(s), 2 * s - 2, _SP) for s in (2, 3)},
+    "contact-splitting-2": (ContactSplitting, 2, frozenset({"contact", "symmetric"})),
+}
+
+_BUILT: dict = {}
+
+
+def list_schemes() -> list:
+    """The names of every scheme in the catalog, in catalog order."""
+    return list(_ENTRIES)
+
+
+def scheme(name):
+    """The catalog scheme called ``name`` (a Scheme instance is returned unchanged).
+
+    Raises
+    ------
+    UnknownSchemeError
+        For a name not in the catalog; the message lists the known names.
+    """
+    from .schemes.base import Scheme
+
+    if isinstance(name, Scheme):
+        return name
+    if not isinstance(name, str):
+        raise UnknownSchemeError(f"a scheme is named by a string or given as a Scheme object, got {name!r}")
+    key = name.strip().lower().replace("_", "-").replace(" ", "-")
+    if key not in _ENTRIES:
+        import difflib
+
+        close = difflib.get_close_matches(key, list(_ENTRIES), n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise UnknownSchemeError(
+            f"unknown scheme {name!r}{hint}; known schemes: {', '.join(_ENTRIES)}"
+        )
+    if key not in _BUILT:
+        _BUILT[key] = _ENTRIES[key][0]()
+    return _BUILT[key]
+
+
+def declared(name) -> tuple:
+    """``(order, properties)`` the literature gives for a catalog scheme."""
+    scheme(name)  # validates the name
+    key = name.strip().lower().replace("_", "-").replace(" ", "-")
+    _, order, props = _ENTRIES[key]
+    return order, props

@@ -1,0 +1,64 @@
+"""Errors of the integrators package.
+
+Every class derives from :class:`geomcheck.errors.GeomcheckError` (the one
+hierarchy of the project) and from the builtin a Python user would catch
+(``ValueError``), so ``except ValueError`` keeps working.  Where geomcheck
+already has the right class (``InvalidArgumentError`` for an option out of
+range, ``ShapeError`` for an array of the wrong shape, ``ExpressionError`` for
+something that is not a sympy expression, ``TableauError`` and its subclasses for
+a malformed tableau, ``CompositionError`` for a malformed composition) the
+integrators raise that one.
+
+>>> import integrators as ig
+>>> try:
+...     ig.scheme("leapfrog-17")
+... except ValueError as exc:
+...     print(type(exc).__name__)
+UnknownSchemeError
+"""
+
+from geomcheck.errors import GeomcheckError
+
+__all__ = [
+    "UnknownSchemeError",
+    "SchemeNotApplicableError",
+    "SystemDefinitionError",
+    "NotLowerableError",
+    "NewtonConvergenceError",
+]
+
+
+class UnknownSchemeError(GeomcheckError, ValueError):
+    """A scheme name that is not in the catalog (the message lists the known names)."""
+
+
+class SchemeNotApplicableError(GeomcheckError, ValueError):
+    """A scheme was applied to a system it does not apply to (the message says why)."""
+
+
+class SystemDefinitionError(GeomcheckError, ValueError):
+    """A system (Hamiltonian, contact) was specified wrongly."""
+
+
+class NotLowerableError(GeomcheckError, ValueError):
+    """A symbolic step cannot be lowered to numbers (e.g. it contains an undefined function)."""
+
+
+class NewtonConvergenceError(GeomcheckError, ValueError):
+    """Newton's method did not converge for some trajectories of an implicit step.
+
+    Attributes
+    ----------
+    trajectories : list of int
+        The indices (in the batch) that did not converge.
+    residuals : list of float
+        Their residual norms (max-norm of the stage equations) at the last iterate.
+    step : int or None
+        The step number at which it happened (when known).
+    """
+
+    def __init__(self, message, trajectories=(), residuals=(), step=None):
+        super().__init__(message)
+        self.trajectories = list(trajectories)
+        self.residuals = list(residuals)
+        self.step = step

@@ -1,0 +1,322 @@
+"""``integrate``: run a scheme on a system, one trajectory or a whole ensemble.
+
+The step that runs is the scheme's symbolic step map for the system, lowered
+(:mod:`integrators.lower`) to batched numpy or to mpmath; implicit steps are solved
+by batched Newton (:mod:`integrators.newton`).  Results are deterministic.
+
+>>> import sympy, numpy as np, integrators as ig
+>>> q, p = sympy.symbols("q p")
+>>> osc = ig.HamiltonianSystem((p**2 + q**2) / 2, q, p)
+>>> sol = ig.integrate(osc, "implicit-midpoint", [1.0, 0.0], dt=0.1, steps=10, save_every=5)
+>>> sol.t
+array([0. , 0.5, 1. ])
+>>> sol.y.shape, sol.energy().shape
+((3, 2), (3,))
+>>> bool(np.allclose(sol.energy(), 0.5, atol=1e-14))       # midpoint conserves quadratic energies
+True
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import sympy
+
+from geomcheck.errors import InvalidArgumentError, ShapeError
+
+from .catalog import scheme as _scheme_by_name
+from .errors import SystemDefinitionError
+from .lower import lower, lower_expressions
+from .systems import STEP_SYMBOL, ContactSystem, HamiltonianSystem
+
+__all__ = ["integrate", "Solution"]
+
+BACKENDS = ("numpy", "mpmath")
+MIN_DPS = 15
+
+
+class Solution:
+    """The saved states of a run.
+
+    Attributes
+    ----------
+    t : ndarray (n_saved,)
+        Times of the saved states (dtype object of mpmath.mpf for the mpmath backend).
+    y : ndarray
+        ``(n_saved, batch, dim)`` for an initial state of shape ``(batch, dim)``,
+        ``(n_saved, dim)`` for one of shape ``(dim,)``; dtype object of mpmath.mpf for the
+        mpmath backend.
+    system, scheme, backend, dps, dt, steps, save_every, parameters
+        What was run.
+    """
+
+    def __init__(self, t, y, system, scheme, backend, dps, dt, steps, save_every, parameters, single):
+        self.t = t
+        self.y = y
+        self.system = system
+        self.scheme = scheme
+        self.backend = backend
+        self.dps = dps
+        self.dt = dt
+        self.steps = steps
+        self.save_every = save_every
+        self.parameters = dict(parameters)
+        self._single = single
+        self._energy = None
+
+    def energy(self):
+        """The system's energy (H) at every saved state: ``(n_saved, batch)`` or ``(n_saved,)``."""
+        if self._energy is None:
+            self._energy = self._evaluate(self.system.energy)
+        return self._energy
+
+    def _evaluate(self, expr):
+        system = self.system
+        time = system.time
+        scalars = [s for s in system.parameters]
+        values = [self.parameters[s] for s in scalars]
+        if time is not None:
+            scalars.append(time)
+        kernel = lower_expressions([expr], system.coords, scalars, backend=self.backend, what="the energy")
+        y = self.y[:, None, :] if self._single else self.y
+        n_saved, batch, dim = y.shape
+        out = np.empty((n_saved, batch), dtype=object if self.backend == "mpmath" else float)
+        if self.backend == "numpy":
+            for k in range(n_saved):
+                vals = [float(v) for v in values] + ([float(self.t[k])] if time is not None else [])
+                (e,) = kernel.kernel(kernel.scalars(*vals), *[y[k, :, i] for i in range(dim)])
+                out[k] = e
+        else:
+            with mpmath.workdps(self.dps):
+                for k in range(n_saved):
+                    vals = [_mpf(v, self.dps) for v in values] + ([self.t[k]] if time is not None else [])
+                    S = kernel.scalars(*vals)
+                    for b in range(batch):
+                        (e,) = kernel.kernel(S, *[y[k, b, i] for i in range(dim)])
+                        out[k, b] = mpmath.mpf(e)
+        return out[:, 0] if self._single else out
+
+    def __repr__(self):
+        return (f"Solution({self.scheme.name} on {self.system!r}: {len(self.t)} saved states, y.shape={self.y.shape},"
+                f" backend={self.backend})")
+
+
+# ------------------------------------------------------------------------ input checks
+
+
+def _mpf(v, dps):
+    with mpmath.workdps(dps + 5):
+        if isinstance(v, mpmath.mpf):
+            return +v
+        if isinstance(v, sympy.Basic):
+            return mpmath.mpf(sympy.N(v, dps + 5))
+        if isinstance(v, Fraction):
+            return mpmath.mpf(v.numerator) / v.denominator
+        return mpmath.mpf(v)
+
+
+def _check_count(value, name, minimum):
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise InvalidArgumentError(f"{name} must be an integer >= {minimum}, got {value!r} ({type(value).__name__})")
+    if value < minimum:
+        raise InvalidArgumentError(f"{name} must be an integer >= {minimum}, got {value}")
+    return int(value)
+
+
+def _check_dt(dt, backend, dps):
+    if isinstance(dt, bool) or isinstance(dt, complex):
+        raise InvalidArgumentError(f"dt must be a positive finite real number, got {dt!r}")
+    try:
+        if backend == "mpmath":
+            value = _mpf(dt, dps)
+            finite, positive = mpmath.isfinite(value), value > 0
+        else:
+            if isinstance(dt, str):
+                raise TypeError
+            value = float(sympy.N(dt)) if isinstance(dt, sympy.Basic) else float(dt)
+            finite, positive = math.isfinite(value), value > 0
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f"dt must be a positive finite real number, got {dt!r} ({type(dt).__name__})") from None
+    if not finite:
+        raise InvalidArgumentError(f"dt must be finite, got {dt!r}")
+    if not positive:
+        raise InvalidArgumentError(f"dt must be positive, got {dt!r}" + (" (zero)" if value == 0 else ""))
+    return value
+
+
+def _check_y0(y0, dim, backend, dps, coords):
+    names = ", ".join(str(c) for c in coords)
+    if backend == "numpy":
+        try:
+            arr = np.array(y0, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ShapeError(f"y0 must be an array of numbers of shape ({dim},) or (batch, {dim}); {exc}") from None
+    else:
+        arr = np.array(y0, dtype=object)
+    if arr.ndim not in (1, 2) or arr.shape[-1] != dim or (arr.ndim == 2 and arr.shape[0] == 0):
+        raise ShapeError(
+            f"y0 has shape {arr.shape}; expected ({dim},) for one trajectory or (batch, {dim}) for an ensemble,"
+            f" the last axis holding the coordinates ({names})"
+        )
+    single = arr.ndim == 1
+    arr2 = arr[None, :] if single else arr
+    if backend == "numpy":
+        bad = ~np.isfinite(arr2)
+        if bad.any():
+            b, i = map(int, np.argwhere(bad)[0])
+            raise InvalidArgumentError(
+                f"y0 contains a non-finite value ({arr2[b, i]}) at trajectory {b}, coordinate {coords[i]};"
+                " every initial value must be a finite number"
+            )
+        return np.ascontiguousarray(arr2), single
+    out = np.empty(arr2.shape, dtype=object)
+    for (b, i), v in np.ndenumerate(arr2):
+        try:
+            val = _mpf(v, dps)
+        except (TypeError, ValueError):
+            raise ShapeError(f"y0[{b}][{i}] = {v!r} is not a number") from None
+        if not mpmath.isfinite(val):
+            raise InvalidArgumentError(
+                f"y0 contains a non-finite value ({v}) at trajectory {b}, coordinate {coords[i]};"
+                " every initial value must be a finite number"
+            )
+        out[b, i] = val
+    return out, single
+
+
+def _parameter_values(system, params):
+    values = dict(system.parameter_values)
+    for k, v in dict(params or {}).items():
+        if isinstance(k, str):
+            match = [s for s in system.parameters if s.name == k]
+            if not match:
+                raise InvalidArgumentError(f"params: {k!r} is not a constant of the system; its constants are"
+                                           f" {', '.join(map(str, system.parameters)) or 'none'}")
+            k = match[0]
+        if k not in system.parameters:
+            raise InvalidArgumentError(f"params: {k} is not a constant of the system; its constants are"
+                                       f" {', '.join(map(str, system.parameters)) or 'none'}")
+        values[k] = v
+    missing = [s for s in system.parameters if s not in values]
+    if missing:
+        raise InvalidArgumentError(
+            f"no numeric value for the constant(s) {', '.join(map(str, missing))} of {system!r}; pass"
+            f" params={{{', '.join(repr(s.name) + ': ...' for s in missing)}}} (or parameters= to the system)"
+        )
+    return values
+
+
+# ------------------------------------------------------------------------ the run
+
+
+def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None, save_every=10, params=None,
+              t0=0, tol=None, max_iter=50):
+    """Integrate ``system`` with ``scheme`` from ``y0``.
+
+    Parameters
+    ----------
+    system : HamiltonianSystem or ContactSystem (concrete: no undefined functions)
+    scheme : str (a catalog name, see ``list_schemes()``) or a Scheme
+    y0 : array_like, shape (dim,) or (batch, dim)
+        Coordinates in the system chart's order (q then p; x, p, z for contact systems).
+    dt : positive finite number
+        The step size (for ``backend="mpmath"`` give a string or an exact number, e.g. "0.01",
+        to avoid the binary rounding of a float).
+    steps : int >= 0
+    backend : "numpy" or "mpmath"
+    dps : int >= 15, only for backend="mpmath" (default 50): decimal digits of the run; the
+        Newton tolerance of implicit schemes is tied to it (10**(5 - dps)).
+    save_every : int >= 1
+        States are saved at steps 0, save_every, 2 save_every, ... and at the last step.
+    params : dict, optional
+        Values of the system's constants (symbol or name -> number), overriding the system's.
+    t0 : number
+        Initial time (for time-dependent systems; also the first entry of ``sol.t``).
+    tol, max_iter : Newton options for implicit schemes (default tol: 1e-13 numpy, 10**(5-dps) mpmath).
+
+    Returns
+    -------
+    Solution
+
+    Raises
+    ------
+    UnknownSchemeError, SchemeNotApplicableError, NotLowerableError, ShapeError,
+    InvalidArgumentError, NewtonConvergenceError
+    """
+    if not isinstance(system, (HamiltonianSystem, ContactSystem)):
+        raise SystemDefinitionError(
+            f"integrate expects a HamiltonianSystem or ContactSystem, got {type(system).__name__} {system!r}"
+        )
+    s = _scheme_by_name(scheme)
+    s.check_applies(system)
+    if backend not in BACKENDS:
+        raise InvalidArgumentError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, got {backend!r}")
+    if backend == "mpmath":
+        if dps is None:
+            dps = 50
+        dps = _check_count(dps, "dps", 1)
+        if dps < MIN_DPS:
+            raise InvalidArgumentError(
+                f"dps must be at least {MIN_DPS} for backend='mpmath' (got {dps}); below double precision"
+                " use backend='numpy'"
+            )
+    elif dps is not None:
+        raise InvalidArgumentError("dps applies to backend='mpmath' only; numpy runs in double precision")
+    steps = _check_count(steps, "steps", 0)
+    save_every = _check_count(save_every, "save_every", 1)
+    dt_value = _check_dt(dt, backend, dps)
+    Y, single = _check_y0(y0, system.dim, backend, dps, system.coords)
+    values = _parameter_values(system, params)
+
+    phi = s.step_map(system)
+    scalars = [STEP_SYMBOL, *system.parameters] + ([system.time] if system.time is not None else [])
+    lowered = lower(phi, backend=backend, parameters=scalars)
+    batch, dim = Y.shape
+    saved_steps = list(range(0, steps + 1, save_every))
+    if saved_steps[-1] != steps:
+        saved_steps.append(steps)
+
+    if backend == "numpy":
+        t0v = float(sympy.N(t0)) if isinstance(t0, sympy.Basic) else float(t0)
+        base = [dt_value] + [float(sympy.N(values[k])) if isinstance(values[k], sympy.Basic) else float(values[k])
+                             for k in system.parameters]
+        out = np.empty((len(saved_steps), batch, dim))
+        times = np.array([t0v + n * dt_value for n in saved_steps])
+    else:
+        t0v = _mpf(t0, dps)
+        base = [dt_value] + [_mpf(values[k], dps) for k in system.parameters]
+        out = np.empty((len(saved_steps), batch, dim), dtype=object)
+        with mpmath.workdps(dps):
+            times = np.array([t0v + n * dt_value for n in saved_steps] + [None], dtype=object)[:-1]
+
+    time_dependent = system.time is not None
+    options = dict(tol=tol, max_iter=max_iter, dps=dps)
+
+    def bind(n):
+        if time_dependent:
+            with mpmath.workdps(dps or 15):
+                t_n = t0v + n * dt_value
+            return lowered.bind(base + [t_n], **options)
+        return lowered.bind(base, **options)
+
+    bound = None if time_dependent else bind(0)
+    if backend == "numpy":
+        y = [np.ascontiguousarray(Y[:, i]) for i in range(dim)]
+    else:
+        y = [[Y[b, i] for b in range(batch)] for i in range(dim)]
+    k = 0
+    for n in range(steps + 1):
+        if n == saved_steps[k]:
+            for i in range(dim):
+                out[k, :, i] = y[i]
+            k += 1
+            if n == steps:
+                break
+        step = bind(n) if time_dependent else bound
+        y = step.step(y, step_index=n + 1)
+    result = out[:, 0, :] if single else out
+    return Solution(times, result, system, s, backend, dps, dt_value, steps, save_every, values, single)

@@ -1,0 +1,457 @@
+"""Lower the one symbolic step to numbers: batched numpy, or mpmath at a chosen precision.
+
+The input is the very ``gc.Map`` / ``gc.ImplicitMap`` that the certificates are
+about.  Python source is generated from it:
+
+* every subexpression that depends only on the step size and the constants
+  (``h/2``, ``sqrt(3)/6 * h`` ...) is *hoisted* into a function of those scalars,
+  evaluated once per binding (``LoweredStep.bind``), not once per array element;
+* the rest is shared by common-subexpression elimination (``sympy.cse``) and
+  printed as numpy array code (states are arrays of shape ``(batch,)`` per
+  coordinate) or as mpmath scalar code;
+* small integer powers are printed as products (``x*x*x``), which numpy evaluates
+  much faster than ``x**3``.
+
+An implicit map is split into the equations its stage unknowns solve (lowered
+with their Jacobian, for Newton's method: :mod:`integrators.newton`) and the new
+state, explicit in the stage unknowns when the map has that form (every map a
+scheme of this package builds has it).
+
+Only concrete systems can be lowered: an undefined function (``V(q)``) has no
+numeric value, so generic maps are refused with :class:`NotLowerableError`.
+
+>>> import sympy, numpy as np, geomcheck as gc
+>>> M = gc.Chart("q p"); q, p = M.coords; h = sympy.Symbol("h")
+>>> euler = gc.Map(M, M, [q + h * p, p - h * sympy.sin(q)])
+>>> step = lower(euler).bind({h: 0.1})
+>>> step.step_array(np.array([[1.0, 0.0]])).round(6)
+array([[ 1.      , -0.084147]])
+"""
+
+from __future__ import annotations
+
+import itertools
+import linecache
+from collections import OrderedDict
+from typing import Mapping
+
+import mpmath
+import numpy as np
+import sympy
+from sympy.core.function import AppliedUndef
+from sympy.printing.numpy import NumPyPrinter
+from sympy.printing.pycode import MpmathPrinter
+
+import geomcheck as gc
+from geomcheck.errors import InvalidArgumentError
+
+from .errors import NotLowerableError
+from .systems import STEP_SYMBOL
+
+__all__ = ["lower", "lower_expressions", "LoweredStep", "BoundStep", "Kernel"]
+
+_SMALL_POWERS = 4
+
+
+def _pow_text(printer, expr, base_print):
+    b, e = expr.as_base_exp()
+    if e.is_Integer and 2 <= e <= _SMALL_POWERS:
+        s = printer.parenthesize(b, 100)  # atom-level parentheses
+        return "*".join([s] * int(e))
+    if e.is_Integer and -_SMALL_POWERS <= e <= -1:
+        s = printer.parenthesize(b, 100)
+        return "1/(" + "*".join([s] * int(-e)) + ")"
+    return base_print(expr)
+
+
+class _NumpyPrinter(NumPyPrinter):
+    """numpy code with small integer powers as products."""
+
+    def _print_Pow(self, expr, rational=False):
+        return _pow_text(self, expr, lambda e: super(_NumpyPrinter, self)._print_Pow(e, rational=rational))
+
+
+class _MpmathPrinter(MpmathPrinter):
+    """mpmath code with small integer powers as products and exact rationals as mpf quotients."""
+
+    def _print_Pow(self, expr, rational=False):
+        return _pow_text(self, expr, lambda e: super(_MpmathPrinter, self)._print_Pow(e, rational=rational))
+
+    def _print_Integer(self, expr):
+        return f"mpmath.mpf({int(expr)})"
+
+
+# ------------------------------------------------------------------------ checks
+
+
+def _undefined(e):
+    """Applications of undefined functions (and of geomcheck's jets of them) in ``e``."""
+    from geomcheck.zero import Jet
+
+    return {f for f in e.atoms(sympy.Function) if isinstance(f, (AppliedUndef, Jet))}
+
+
+def _refuse_generic(exprs, what):
+    for e in exprs:
+        bad = _undefined(e)
+        if bad:
+            names = ", ".join(sorted({str(f) for f in bad}))
+            raise NotLowerableError(
+                f"{what} contains the undefined function(s) {names}: a generic system stands for every"
+                " such function and has no numeric value; give a concrete expression (e.g. -cos(q) for V(q))"
+                " to integrate it numerically"
+            )
+        if e.has(sympy.Derivative, sympy.Subs, sympy.Integral):
+            raise NotLowerableError(f"{what} contains an unevaluated derivative or integral: {e}")
+
+
+# ------------------------------------------------------------------------ code generation
+
+
+class Kernel:
+    """Generated functions for a list of outputs: ``scalars(*scalar_args)`` and ``kernel(S, *arrays)``.
+
+    ``kernel`` returns the tuple of outputs; an output that does not depend on the arrays
+    is a scalar (broadcast it).
+    """
+
+    _ids = itertools.count()
+
+    def __init__(self, outputs, array_args, scalar_args, backend="numpy"):
+        self.backend = backend
+        self.n_outputs = len(outputs)
+        outputs = [sympy.sympify(o) for o in outputs]
+        self.array_args = tuple(array_args)
+        self.scalar_args = tuple(scalar_args)
+        arrays = set(array_args)
+        extra = set().union(*(o.free_symbols for o in outputs)) - arrays - set(scalar_args) if outputs else set()
+        if extra:
+            raise NotLowerableError(
+                f"cannot lower: the expressions contain {sorted(map(str, extra))}, which are neither state"
+                f" coordinates nor the bound parameters {[str(s) for s in scalar_args]}"
+            )
+        # safe names
+        names = {}
+        for k, s in enumerate(self.array_args):
+            names[s] = sympy.Symbol(f"y{k}")
+        for k, s in enumerate(self.scalar_args):
+            names[s] = sympy.Symbol(f"a{k}")
+        outputs = [o.xreplace(names) for o in outputs]
+        array_names = {names[s] for s in self.array_args}
+        hoisted, outputs = _hoist_scalars(outputs, array_names, numbers=backend == "mpmath")
+        printer = _NumpyPrinter({"fully_qualified_modules": True, "strict": True}) if backend == "numpy" \
+            else _MpmathPrinter({"fully_qualified_modules": True, "strict": True})
+        try:
+            self._generate(outputs, hoisted, names, printer)
+        except Exception as exc:  # a function the printer does not know
+            if isinstance(exc, NotLowerableError):
+                raise
+            raise NotLowerableError(f"cannot lower to {backend}: {exc}") from None
+        filename = f"<integrators-lowered-{backend}-{next(self._ids)}>"
+        linecache.cache[filename] = (len(self.source), None, self.source.splitlines(True), filename)
+        namespace = {"numpy": np, "mpmath": mpmath}
+        exec(compile(self.source, filename, "exec"), namespace)
+        self.scalars = namespace["scalars"]
+        self.kernel = namespace["kernel"]
+
+    def _generate(self, outputs, hoisted, names, printer):
+        array_names = {names[s] for s in self.array_args}
+        lines = []
+        scalar_in = [str(names[s]) for s in self.scalar_args]
+        lines.append(f"def scalars({', '.join(scalar_in)}):")
+        if hoisted:
+            reps, reduced = sympy.cse([e for _, e in hoisted], symbols=sympy.numbered_symbols("_t"), order="none")
+            for sym, e in reps:
+                lines.append(f"    {sym} = {printer.doprint(e)}")
+            for (sym, _), e in zip(hoisted, reduced):
+                lines.append(f"    {sym} = {printer.doprint(e)}")
+        bound = scalar_in + [str(s) for s, _ in hoisted]
+        lines.append(f"    return ({', '.join(bound)},)" if bound else "    return ()")
+        array_in = ", ".join(str(names[s]) for s in self.array_args)
+        lines.append(f"def kernel(_S, {array_in}):")
+        if bound:
+            lines.append(f"    ({', '.join(bound)},) = _S")
+        reps, reduced = sympy.cse(outputs, symbols=sympy.numbered_symbols("_x"), order="none")
+        for sym, e in reps:
+            lines.append(f"    {sym} = {printer.doprint(e)}")
+        lines.append(f"    return ({', '.join(printer.doprint(e) for e in reduced)},)")
+        self.source = "\n".join(lines) + "\n"
+        self.is_array = [bool(e.free_symbols & (array_names | {s for s, _ in reps})) for e in reduced]
+
+
+def _hoist_scalars(outputs, arrays, numbers=False):
+    """Replace maximal scalar subexpressions (free of the arrays) by symbols ``_s<k>``.
+
+    With ``numbers`` (mpmath), non-integer numbers are hoisted too: ``mpf(1)/mpf(3)`` is
+    then computed once per binding instead of once per trajectory and step.
+    """
+    memo_arr = {}
+    table = {}
+    order = []
+    counter = itertools.count()
+
+    def depends(e):
+        r = memo_arr.get(e)
+        if r is None:
+            r = bool(e.free_symbols & arrays)
+            memo_arr[e] = r
+        return r
+
+    def hoist(e):
+        if e.is_Atom and not (numbers and e.is_Number and not e.is_Integer):
+            return e
+        s = table.get(e)
+        if s is None:
+            s = sympy.Symbol(f"_s{next(counter)}")
+            table[e] = s
+            order.append((s, e))
+        return s
+
+    memo = {}
+
+    def visit(e):
+        r = memo.get(e)
+        if r is not None:
+            return r
+        if not depends(e):
+            r = hoist(e)
+        elif e.is_Pow and e.exp.is_Number:
+            r = e.func(visit(e.base), e.exp)
+        elif e.is_Add or e.is_Mul:
+            sc = [a for a in e.args if not depends(a)]
+            ar = [visit(a) for a in e.args if depends(a)]
+            r = e.func(hoist(e.func(*sc)), *ar) if sc else e.func(*ar)
+        elif e.args:
+            r = e.func(*[visit(a) for a in e.args])
+        else:
+            r = e
+        memo[e] = r
+        return r
+
+    out = [visit(o) for o in outputs]
+    return order, out
+
+
+def lower_expressions(exprs, coords, parameters, backend="numpy", what="expression"):
+    """A :class:`Kernel` for expressions in ``coords`` with scalar ``parameters``."""
+    exprs = [sympy.sympify(e) for e in exprs]
+    _refuse_generic(exprs, what)
+    return Kernel(exprs, coords, parameters, backend)
+
+
+# ------------------------------------------------------------------------ steps
+
+
+def _split_implicit(phi):
+    """``(stage unknowns, stage equations, {new: explicit value})`` or None when not of that form."""
+    new = set(phi.new)
+    explicit = {}
+    used = set()
+    for Y in phi.new:
+        for k, e in enumerate(phi.equations):
+            if k in used or not e.has(Y):
+                continue
+            if sympy.diff(e, Y) == 1:
+                rest = e - Y
+                if not (rest.free_symbols & new):
+                    explicit[Y] = -rest
+                    used.add(k)
+                    break
+    if len(explicit) != len(phi.new):
+        return None
+    remaining = [e for k, e in enumerate(phi.equations) if k not in used]
+    if any(e.free_symbols & new for e in remaining):
+        return None
+    return tuple(phi.auxiliary), remaining, explicit
+
+
+class LoweredStep:
+    """A step map lowered to one backend.
+
+    Parameters
+    ----------
+    phi : gc.Map or gc.ImplicitMap
+    parameters : sequence of Symbol
+        The scalars bound at run time, the step symbol ``h`` first (default: ``h`` and the
+        other constant symbols of ``phi``, sorted by name).
+    backend : "numpy" or "mpmath"
+
+    Attributes
+    ----------
+    explicit : bool
+    dim : int
+    parameters : tuple of Symbol
+    source : str   the generated Python source (all kernels)
+    """
+
+    def __init__(self, phi, parameters=None, backend="numpy"):
+        if backend not in ("numpy", "mpmath"):
+            raise InvalidArgumentError(f"backend must be 'numpy' or 'mpmath', got {backend!r}")
+        if not isinstance(phi, (gc.Map, gc.ImplicitMap)):
+            raise NotLowerableError(f"lower expects a geomcheck Map or ImplicitMap, got {type(phi).__name__}")
+        self.phi = phi
+        self.backend = backend
+        self.coords = phi.source.coords
+        self.dim = len(self.coords)
+        if parameters is None:
+            params = phi.parameters
+            if params is None:
+                syms = set()
+                exprs = phi.exprs if isinstance(phi, gc.Map) else phi.equations
+                for e in exprs:
+                    syms |= e.free_symbols
+                syms -= set(self.coords)
+                if isinstance(phi, gc.ImplicitMap):
+                    syms -= set(phi.unknowns)
+                params = sorted(syms, key=lambda s: s.name)
+            params = [STEP_SYMBOL] + [s for s in params if s != STEP_SYMBOL]
+        self.parameters = tuple(parameters if parameters is not None else params)
+        what = "the step map"
+        if isinstance(phi, gc.Map):
+            self.explicit = True
+            _refuse_generic(phi.exprs, what)
+            self.update = Kernel(phi.exprs, self.coords, self.parameters, backend)
+            self.source = self.update.source
+            return
+        self.explicit = False
+        _refuse_generic(phi.equations, what)
+        split = _split_implicit(phi)
+        if split is None:
+            unknowns, equations, final = tuple(phi.unknowns), list(phi.equations), {Y: Y for Y in phi.new}
+        else:
+            unknowns, equations, final = split
+        self.unknowns = unknowns
+        m = len(unknowns)
+        jac = [sympy.diff(e, u) for e in equations for u in unknowns]
+        self.m = m
+        self.residual = Kernel(list(equations) + jac, self.coords + unknowns, self.parameters, backend)
+        self.guess = Kernel([phi.guess[u] for u in unknowns], self.coords, self.parameters, backend)
+        self.update = Kernel([final[Y] for Y in phi.new], self.coords + unknowns, self.parameters, backend)
+        self.source = "\n".join(["# guess", self.guess.source, "# residual and Jacobian", self.residual.source,
+                                 "# new state", self.update.source])
+
+    def bind(self, values, **newton_options) -> "BoundStep":
+        """Bind the scalar parameters: ``values`` is ``{symbol: number}`` or a sequence in ``parameters`` order."""
+        if isinstance(values, Mapping):
+            missing = [s for s in self.parameters if s not in values]
+            if missing:
+                raise InvalidArgumentError(
+                    f"no value for the parameter(s) {', '.join(map(str, missing))} of the step;"
+                    f" expected values for {', '.join(map(str, self.parameters))}"
+                )
+            seq = [values[s] for s in self.parameters]
+        else:
+            seq = list(values)
+            if len(seq) != len(self.parameters):
+                raise InvalidArgumentError(f"expected {len(self.parameters)} parameter values for {self.parameters}")
+        return BoundStep(self, seq, **newton_options)
+
+
+class BoundStep:
+    """A lowered step with its parameters bound: call :meth:`step` on the state components.
+
+    numpy: ``step(components)`` takes and returns a list of ``dim`` arrays of shape
+    ``(batch,)``; mpmath: a list of ``dim`` lists of mpf (one per trajectory).
+    """
+
+    def __init__(self, lowered: LoweredStep, values, tol=None, max_iter=50, dps=None):
+        self.lowered = lowered
+        self.backend = lowered.backend
+        self.dps = dps
+        if self.backend == "mpmath":
+            ctx_dps = dps or mpmath.mp.dps
+            with mpmath.workdps(ctx_dps):
+                vals = [mpmath.mpf(sympy.N(sympy.sympify(v), ctx_dps + 5)) if not isinstance(v, mpmath.mpf)
+                        else v for v in values]
+                self.S = {name: k.scalars(*vals) for name, k in self._kernels().items()}
+        else:
+            vals = [float(v) for v in values]
+            self.S = {name: k.scalars(*vals) for name, k in self._kernels().items()}
+        self.values = vals
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def _kernels(self):
+        L = self.lowered
+        if L.explicit:
+            return {"update": L.update}
+        return {"update": L.update, "residual": L.residual, "guess": L.guess}
+
+    def step(self, components, step_index=None):
+        """One step of the state ``components`` (``step_index`` is named in Newton errors)."""
+        if self.backend == "numpy":
+            return self._step_numpy(components, step_index)
+        return self._step_mpmath(components, step_index)
+
+    def _step_numpy(self, y, step_index):
+        L = self.lowered
+        batch = y[0].shape[0]
+        if L.explicit:
+            out = L.update.kernel(self.S["update"], *y)
+            return [o if a else np.full(batch, o, dtype=float) for o, a in zip(out, L.update.is_array)]
+        from .newton import newton_numpy
+
+        u = newton_numpy(L, self.S, y, tol=self.tol, max_iter=self.max_iter, step_index=step_index)
+        out = L.update.kernel(self.S["update"], *y, *u)
+        return [o if a else np.full(batch, o, dtype=float) for o, a in zip(out, L.update.is_array)]
+
+    def _step_mpmath(self, y, step_index):
+        L = self.lowered
+        batch = len(y[0])
+        dps = self.dps or mpmath.mp.dps
+        with mpmath.workdps(dps):
+            rows = []
+            if L.explicit:
+                for b in range(batch):
+                    rows.append(L.update.kernel(self.S["update"], *[c[b] for c in y]))
+            else:
+                from .newton import newton_mpmath
+
+                for b in range(batch):
+                    x = [c[b] for c in y]
+                    u = newton_mpmath(L, self.S, x, dps=dps, tol=self.tol, max_iter=self.max_iter,
+                                      trajectory=b, step_index=step_index)
+                    rows.append(L.update.kernel(self.S["update"], *x, *u))
+            return [[mpmath.mpf(r[i]) for r in rows] for i in range(L.dim)]
+
+    def step_array(self, Y):
+        """One step of a ``(batch, dim)`` array (numpy) or nested list/object array (mpmath)."""
+        if self.backend == "numpy":
+            Y = np.asarray(Y, dtype=float)
+            out = self.step([np.ascontiguousarray(Y[:, i]) for i in range(Y.shape[1])])
+            return np.stack(out, axis=1)
+        comps = [[Y[b][i] for b in range(len(Y))] for i in range(len(Y[0]))]
+        out = self.step(comps)
+        arr = np.empty((len(Y), len(out)), dtype=object)
+        for i, col in enumerate(out):
+            for b, v in enumerate(col):
+                arr[b, i] = v
+        return arr
+
+
+_CACHE: OrderedDict = OrderedDict()
+_CACHE_SIZE = 64
+
+
+def lower(phi, backend="numpy", parameters=None) -> LoweredStep:
+    """Lower a step map (``gc.Map`` or ``gc.ImplicitMap``) to ``backend`` ("numpy" or "mpmath").
+
+    The generated code is cached per (map, backend, parameters): integrating the same system
+    with the same scheme again does not generate it again.
+
+    Raises
+    ------
+    NotLowerableError
+        The map contains undefined functions (a generic system) or symbols that are neither
+        coordinates nor parameters.
+    """
+    key = (id(phi), backend, None if parameters is None else tuple(parameters))
+    hit = _CACHE.get(key)
+    if hit is not None and hit.phi is phi:
+        _CACHE.move_to_end(key)
+        return hit
+    lowered = LoweredStep(phi, parameters=parameters, backend=backend)
+    _CACHE[key] = lowered
+    while len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return lowered

@@ -1,0 +1,171 @@
+"""What every scheme is: a name, an order, properties, and one symbolic step.
+
+A scheme is either *data* (a tableau, composition coefficients) from which the
+step is built, or a *symbolic step* written by hand; never both.  Whatever it is,
+``step_map(system)`` returns the one geomcheck ``Map``/``ImplicitMap`` that is
+certified (:meth:`Scheme.certify`) and lowered to numbers (``integrators.lower``).
+
+Properties are strings:
+
+``"symplectic"``             phi^* omega == omega        (gc.certify_symplectic)
+``"symmetric"``              phi_h o phi_{-h} == id      (gc.certify_symmetric)
+``"contact"``                phi^* eta == g eta          (gc.certify_contact)
+``"conformal-symplectic"``   phi^* omega == k omega      (gc.certify_conformal_symplectic)
+``"energy-preserving"``      H o phi == H                (gc.certify_conserves)
+"""
+
+from __future__ import annotations
+
+import sympy
+
+import geomcheck as gc
+
+from ..errors import SchemeNotApplicableError
+from ..systems import STEP_SYMBOL, ContactSystem, HamiltonianSystem
+
+__all__ = ["Scheme", "PROPERTIES", "REQUIREMENTS"]
+
+PROPERTIES = ("symplectic", "symmetric", "contact", "conformal-symplectic", "energy-preserving")
+
+#: what a scheme may require of a system, and how to say that it is missing
+REQUIREMENTS = {
+    "hamiltonian": "a canonical Hamiltonian system (positions q and momenta p: a HamiltonianSystem)",
+    "separable": "a separable Hamiltonian H = T(p) + V(q)",
+    "contact": "a contact system with a coordinate z (a ContactSystem)",
+    "autonomous": "an autonomous system (no explicit time t)",
+}
+
+
+class Scheme:
+    """Base class of every scheme (see the module docstring).
+
+    Subclasses set ``name`` and ``requires`` and implement ``_build(system)`` (the
+    step map) and the ``order`` and ``properties`` attributes (declared or computed).
+    """
+
+    name: str = "scheme"
+    #: requirements on the system (keys of REQUIREMENTS)
+    requires: frozenset = frozenset()
+    #: the step-size symbol of every scheme
+    h = STEP_SYMBOL
+    #: a short description for listings
+    description: str = ""
+
+    # -- applicability
+    def why_not(self, system):
+        """None when the scheme applies to ``system``, else the reason (a sentence)."""
+        if not isinstance(system, (HamiltonianSystem, ContactSystem)):
+            return f"expected a HamiltonianSystem or ContactSystem, got {type(system).__name__} {system!r}"
+        if "hamiltonian" in self.requires and not isinstance(system, HamiltonianSystem):
+            if isinstance(system, ContactSystem):
+                return (f"{self.name} needs {REQUIREMENTS['hamiltonian']}; {system!r} is a contact system"
+                        " (it has the coordinate z and no symplectic form)")
+            return f"{self.name} needs {REQUIREMENTS['hamiltonian']}"
+        if "separable" in self.requires and not (isinstance(system, HamiltonianSystem) and system.is_separable):
+            return (f"{self.name} is explicit only for {REQUIREMENTS['separable']}; the Hamiltonian "
+                    f"{system.energy} couples positions and momenta (a mixed derivative H_qp is nonzero);"
+                    " use an implicit scheme (e.g. implicit-midpoint, gauss-legendre-4, lobatto-iiia-iiib-2)")
+        if "contact" in self.requires and not isinstance(system, ContactSystem):
+            return (f"{self.name} needs {REQUIREMENTS['contact']}; {system!r} has no coordinate z"
+                    " (wrap it as a ContactSystem(H, x, p, z))")
+        if "autonomous" in self.requires and system.time is not None:
+            return f"{self.name} needs {REQUIREMENTS['autonomous']}; {system!r} depends on {system.time}"
+        return None
+
+    def check_applies(self, system) -> None:
+        """Raise :class:`SchemeNotApplicableError` (with the reason) unless the scheme applies."""
+        reason = self.why_not(system)
+        if reason is not None:
+            raise SchemeNotApplicableError(f"scheme {self.name!r} does not apply: {reason}")
+
+    # -- the one symbolic step
+    def step_map(self, system):
+        """The one-step map of this scheme for ``system`` (a gc.Map or gc.ImplicitMap in ``h``).
+
+        Built once per system and cached: the same object is certified and lowered.
+        """
+        self.check_applies(system)
+        cache = self.__dict__.setdefault("_step_maps", {})
+        phi = cache.get(system)
+        if phi is None:
+            phi = self._build(system)
+            cache[system] = phi
+        return phi
+
+    def _build(self, system):
+        raise NotImplementedError
+
+    # -- certification
+    def certify(self, system, properties=None) -> dict:
+        """Certificates of the order and of every declared property, on ``system``.
+
+        Returns ``{"order": Certificate, property: Certificate, ...}``.  Properties that
+        do not make sense on the system are left out ("symplectic" on a contact system,
+        "contact" on a Hamiltonian one); on a time-dependent system the order and the
+        symmetry (both defined here for autonomous fields) are left out too.
+
+        Parameters
+        ----------
+        system : HamiltonianSystem or ContactSystem
+        properties : iterable of str, optional
+            Only these (and "order" only if listed); default: the order and all declared.
+        """
+        phi = self.step_map(system)
+        wanted = ["order", *sorted(self.properties)] if properties is None else list(properties)
+        out = {}
+        for prop in wanted:
+            cert = self._certify_one(prop, phi, system)
+            if cert is not None:
+                out[prop] = cert
+        return out
+
+    def _certify_one(self, prop, phi, system):
+        h = self.h
+        if prop == "order":
+            if system.time is not None or self.order < 1:
+                return None
+            return gc.certify_order(phi, system.vector_field, h, int(self.order))
+        if prop == "symmetric":
+            return gc.certify_symmetric(phi, h) if system.time is None else None
+        if prop == "symplectic":
+            return gc.certify_symplectic(phi, system.omega) if isinstance(system, HamiltonianSystem) else None
+        if prop == "conformal-symplectic":
+            return (gc.certify_conformal_symplectic(phi, system.omega)
+                    if isinstance(system, HamiltonianSystem) else None)
+        if prop == "contact":
+            return gc.certify_contact(phi, system.eta) if isinstance(system, ContactSystem) else None
+        if prop == "energy-preserving":
+            return gc.certify_conserves(phi, system.energy)
+        raise ValueError(f"unknown property {prop!r}; known: order, {', '.join(PROPERTIES)}")
+
+    def observed_order(self, system, max_order=None):
+        """The order of the step map on ``system`` by Taylor expansion (gc.map_order)."""
+        phi = self.step_map(system)
+        return gc.map_order(phi, system.vector_field, self.h, max_order or int(self.order) + 1)
+
+    # -- display
+    def __repr__(self):
+        return f"<scheme {self.name}>"
+
+    def _latex(self, printer=None):
+        return r"\text{" + self.name + "}"
+
+    def _repr_latex_(self):
+        return f"${self._latex()}$"
+
+
+def scaled(phi, factor):
+    """The step map with ``h`` replaced by ``factor * h`` (fresh unknowns for implicit maps)."""
+    h = STEP_SYMBOL
+    factor = sympy.sympify(factor)
+    if isinstance(phi, gc.Map):
+        return gc.Map(phi.source, phi.target, [gc.substitute(e, {h: factor * h}) for e in phi.exprs],
+                      parameters=phi.parameters)
+    from .stages import StageMap
+
+    fresh = {u: sympy.Dummy(u.name) for u in phi.unknowns}
+    eqs = [gc.substitute(e, {h: factor * h, **fresh}) for e in phi.equations]
+    return StageMap(phi.source, phi.target, eqs, new=[fresh[u] for u in phi.new],
+                          auxiliary=[fresh[u] for u in phi.auxiliary], parameters=phi.parameters,
+                          guess={fresh[u]: gc.substitute(g, {h: factor * h}) for u, g in phi.guess.items()},
+                          step=h)

@@ -1,0 +1,72 @@
+"""Partitioned Runge-Kutta methods: one tableau for q, one for p (a scheme that is data).
+
+Applied to a :class:`~integrators.HamiltonianSystem`; the q-coordinates take
+``(A1, b1)``, the p-coordinates ``(A2, b2)`` (the convention of
+:class:`geomcheck.certify.tableaux.PartitionedTableau`).  On a separable Hamiltonian
+the stage dependencies often untangle into explicit formulas (Lobatto IIIA-IIIB with
+two stages *is* Stormer-Verlet); otherwise the step is an ImplicitMap.  Order and
+properties are computed from the coefficients (bicoloured trees, the partitioned
+symplecticity condition with ``b1 == b2``, symmetry of both parts).
+
+>>> import sympy, integrators as ig
+>>> euler_b = ig.PartitionedRungeKutta([[1]], [1], [[0]], [1])
+>>> euler_b.order, sorted(euler_b.properties)
+(1, ['symplectic'])
+"""
+
+from __future__ import annotations
+
+from geomcheck.certify import tableaux
+
+from .runge_kutta import _TableauScheme
+from .stages import stage_step
+
+__all__ = ["PartitionedRungeKutta"]
+
+
+class PartitionedRungeKutta(_TableauScheme):
+    """A partitioned Runge-Kutta method: ``(A1, b1)`` for q, ``(A2, b2)`` for p.
+
+    Parameters
+    ----------
+    A1, b1 : the q-part tableau (exact numbers)
+    A2, b2 : the p-part tableau, with the same number of stages
+    name, description : str, optional
+
+    Attributes
+    ----------
+    tableau : geomcheck.certify.tableaux.PartitionedTableau
+    order : int  (computed: bicoloured trees, examined up to order 6)
+    properties : frozenset of str  (computed: "symplectic", "symmetric")
+    """
+
+    requires = frozenset({"hamiltonian"})
+
+    def __init__(self, A1, b1=None, A2=None, b2=None, name=None, description=""):
+        self.tableau = A1 if isinstance(A1, tableaux.PartitionedTableau) else tableaux.PartitionedTableau(
+            A1, b1, A2, b2, name=name or "")
+        T = self.tableau
+        self.A1, self.b1, self.A2, self.b2 = T.q.A, T.q.b, T.p.A, T.p.b
+        self.s = T.s
+        self.name = name or T.name or f"partitioned-runge-kutta-{self.s}-stage"
+        self.description = description or T.provenance
+        self._order = None
+        self._props = None
+
+    @classmethod
+    def from_tableau(cls, tableau, name=None, description=""):
+        """The scheme of an existing :class:`~geomcheck.certify.tableaux.PartitionedTableau`."""
+        return cls(tableau, name=name, description=description)
+
+    @property
+    def explicit(self) -> bool:
+        return all(tableaux.is_explicit(T).holds is True for T in (self.tableau.q, self.tableau.p))
+
+    def _build(self, system):
+        n = system.degrees_of_freedom
+        return stage_step(system, [(self.A1, self.b1), (self.A2, self.b2)], part=[0] * n + [1] * n,
+                          nodes=self.tableau.q.c)
+
+    def __repr__(self):
+        return (f"PartitionedRungeKutta(name={self.name!r}, A1={[list(r) for r in self.A1]}, b1={list(self.b1)},"
+                f" A2={[list(r) for r in self.A2]}, b2={list(self.b2)})")
