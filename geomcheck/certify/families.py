@@ -49,6 +49,7 @@ from .tableaux import (
     PartitionedTableau,
     _domain_for,
     _NumericDomain,
+    gauss_jordan,
 )
 
 __all__ = [
@@ -153,19 +154,7 @@ def _solve(dom, M, rhs):
     """Solve ``M X = rhs`` (rhs a list of columns) by Gauss-Jordan elimination in ``dom``."""
     n = len(M)
     aug = [list(M[i]) + [col[i] for col in rhs] for i in range(n)]
-    numeric = dom.kind == "numeric"
-    for col in range(n):
-        if numeric:
-            piv = max(range(col, n), key=lambda r: abs(aug[r][col]))
-        else:
-            piv = next(r for r in range(col, n) if aug[r][col])
-        aug[col], aug[piv] = aug[piv], aug[col]
-        pv = aug[col][col]
-        aug[col] = [x / pv for x in aug[col]]
-        for r in range(n):
-            if r != col and aug[r][col]:
-                f = aug[r][col]
-                aug[r] = [x - f * y for x, y in zip(aug[r], aug[col])]
+    gauss_jordan(aug, n, numeric=dom.kind == "numeric")
     return [[aug[i][n + k] for i in range(n)] for k in range(len(rhs))]
 
 

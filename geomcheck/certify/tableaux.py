@@ -354,23 +354,18 @@ def _echelon_add(rows, v):
     return False
 
 
-def _solve_fractions(M, n):
-    """Solve an augmented n x (n+1) system of Fractions (nonsingular) in place."""
-    for col in range(n):
-        piv = next(r for r in range(col, n) if M[r][col])
-        M[col], M[piv] = M[piv], M[col]
-        pv = M[col][col]
-        M[col] = [x / pv for x in M[col]]
-        for r in range(n):
-            if r != col and M[r][col]:
-                f = M[r][col]
-                M[r] = [x - f * y for x, y in zip(M[r], M[col])]
-    return [M[i][n] for i in range(n)]
+def gauss_jordan(aug, n, numeric=False):
+    """Reduce an augmented n x (n + k) matrix in place so its left block is the identity.
 
-
-def _invert_fractions(aug, n):
+    Entries are Fractions, number-field elements or mpmath numbers (anything with + - * /);
+    the left block must be nonsingular.  ``numeric`` picks the largest pivot (partial
+    pivoting) instead of the first nonzero one.
+    """
     for col in range(n):
-        piv = next(r for r in range(col, n) if aug[r][col])
+        if numeric:
+            piv = max(range(col, n), key=lambda r: abs(aug[r][col]))
+        else:
+            piv = next(r for r in range(col, n) if aug[r][col])
         aug[col], aug[piv] = aug[piv], aug[col]
         pv = aug[col][col]
         aug[col] = [x / pv for x in aug[col]]
@@ -378,7 +373,16 @@ def _invert_fractions(aug, n):
             if r != col and aug[r][col]:
                 f = aug[r][col]
                 aug[r] = [x - f * y for x, y in zip(aug[r], aug[col])]
-    return [row[n:] for row in aug]
+    return aug
+
+
+def _solve_fractions(M, n):
+    """Solve an augmented n x (n+1) system of Fractions (nonsingular) in place."""
+    return [row[n] for row in gauss_jordan(M, n)]
+
+
+def _invert_fractions(aug, n):
+    return [row[n:] for row in gauss_jordan(aug, n)]
 
 
 def _norm(K, n, d):
