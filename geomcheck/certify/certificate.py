@@ -100,9 +100,6 @@ class Certificate:
 
         return document(self.latex())
 
-    def _repr_latex_(self):
-        return None  # a derivation is text and math; shown by .latex() in a document
-
     def to_dict(self) -> dict:
         """A JSON-serializable summary."""
         return {

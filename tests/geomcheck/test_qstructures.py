@@ -16,7 +16,6 @@ Expected values below were computed by hand for the small cases.
 
 import contextlib
 import itertools
-from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -26,6 +25,7 @@ import geomcheck as gc
 from geomcheck import errors
 from geomcheck.errors import GeomcheckError
 from geomcheck.zero import decide_all_zero
+from oracles.lie_algebras import dense_constants, jacobiator
 
 
 @contextlib.contextmanager
@@ -53,28 +53,6 @@ def sf(chart, expr):
 SO3 = {(0, 1, 2): 1, (1, 2, 0): 1, (2, 0, 1): 1}          # [e1, e2] = e3 and cyclic
 SL2 = {(0, 1, 2): 1, (2, 0, 0): 2, (2, 1, 1): -2}          # e, f, h: [e, f] = h, [h, e] = 2e, [h, f] = -2f
 HEIS = {(0, 1, 2): 1}                                      # [p, q] = z
-
-
-def full_constants(c, n):
-    """Dense Fraction tensor from a (half-given) sparse dict."""
-    t = [[[Fraction(0)] * n for _ in range(n)] for _ in range(n)]
-    for (i, j, k), v in c.items():
-        t[i][j][k] = Fraction(v)
-        t[j][i][k] = -Fraction(v)
-    return t
-
-
-def jacobiator(t):
-    """Jac(e_a, e_b, e_c)^m = sum_i c_ab^i c_ic^m + c_bc^i c_ia^m + c_ca^i c_ib^m, by definition."""
-    n = len(t)
-    J = {}
-    for a, b, c in itertools.combinations(range(n), 3):
-        for m in range(n):
-            v = sum(t[a][b][i] * t[i][c][m] + t[b][c][i] * t[i][a][m] + t[c][a][i] * t[i][b][m]
-                    for i in range(n))
-            if v:
-                J[(a, b, c, m)] = v
-    return J
 
 
 # --------------------------------------------------------------------------- shifted charts
@@ -192,7 +170,7 @@ def test_ce_square_is_the_jacobiator_for_a_non_lie_bracket():
     assert S.component(x0) == sf(G, -x0 * x1 * x2)
     assert S.component(x1) == sf(G, -x0 * x1 * x2)
     assert S.component(x2) == sf(G, x0 * x1 * x2)
-    assert jacobiator(full_constants(c, 3)) == {(0, 1, 2, 0): -1, (0, 1, 2, 1): -1, (0, 1, 2, 2): 1}
+    assert jacobiator(dense_constants(c, 3)) == {(0, 1, 2, 0): -1, (0, 1, 2, 1): -1, (0, 1, 2, 2): 1}
     assert Q.is_homological() is False
 
 
@@ -472,7 +450,7 @@ def test_wrong_anchor_breaks_q_squared():
     E = Q.chart
     xi = E.odd
     S = Q.square()
-    t = full_constants(SO3, 3)
+    t = dense_constants(SO3, 3)
     for i, xv in enumerate(M.coords):
         expected = 0
         for a, b in itertools.combinations(range(3), 2):

@@ -19,7 +19,6 @@
 Each example is small (dimension <= 7), so a test takes seconds under the ``ci`` profile.
 """
 
-import itertools
 from fractions import Fraction
 
 import sympy as sp
@@ -28,6 +27,7 @@ from hypothesis import strategies as st
 
 import geomcheck as gc
 from geomcheck import strategies as gst
+from oracles.lie_algebras import dense_constants, jacobiator
 
 
 # --------------------------------------------------------------------------- random Lie algebras
@@ -101,26 +101,6 @@ def lie_algebras():
     return matrix_lie_algebras().map(lambda nb: (nb[0], nb[1], gc.structure_constants(nb[1])))
 
 
-def dense(c, n):
-    t = [[[Fraction(0)] * n for _ in range(n)] for _ in range(n)]
-    for (i, j, k), v in c.items():
-        t[i][j][k] = Fraction(int(sp.Rational(v).p), int(sp.Rational(v).q))
-    return t
-
-
-def jacobiator(t):
-    """{(a, b, c, m): Jac(e_a, e_b, e_c)^m} for a < b < c, nonzero entries, from the definition."""
-    n = len(t)
-    J = {}
-    for a, b, c in itertools.combinations(range(n), 3):
-        for m in range(n):
-            v = sum(t[a][b][i] * t[i][c][m] + t[b][c][i] * t[i][a][m] + t[c][a][i] * t[i][b][m]
-                    for i in range(n))
-            if v:
-                J[(a, b, c, m)] = v
-    return J
-
-
 def square_coefficients(Q):
     """{(a, b, c, m): coefficient of xi^a xi^b xi^c in (Q o Q)(xi^m)} (nonzero, as Fractions)."""
     out = {}
@@ -175,7 +155,7 @@ def test_de_rham_fields_are_homological(M):
 @given(lie_algebras())
 def test_ce_fields_of_random_lie_algebras_are_homological(lie):
     names, basis, c = lie
-    assert jacobiator(dense(c, len(basis))) == {}      # the generator is right
+    assert jacobiator(dense_constants(c, len(basis), complete_skew=False)) == {}      # the generator is right
     Q = gc.chevalley_eilenberg_vector_field(c, dim=len(basis))
     assert Q.degree == (1 if c else 0)     # the zero field (abelian g) has degree 0
     assert homological(Q) is True
@@ -189,7 +169,7 @@ def test_ce_square_is_the_jacobiator(data):
     assume(n >= 3)
     c2 = perturbed(c, data.draw(perturbations(n), label="perturbation"))
     Q = gc.chevalley_eilenberg_vector_field(c2, dim=n)
-    assert square_coefficients(Q) == jacobiator(dense(c2, n))
+    assert square_coefficients(Q) == jacobiator(dense_constants(c2, n, complete_skew=False))
 
 
 @given(st.data())
@@ -198,7 +178,7 @@ def test_a_perturbation_that_breaks_jacobi_is_reported(data):
     n = len(basis)
     assume(n >= 3)
     c2 = perturbed(c, data.draw(perturbations(n), label="perturbation"))
-    J = jacobiator(dense(c2, n))
+    J = jacobiator(dense_constants(c2, n, complete_skew=False))
     assume(J)          # perturbations inside a nilpotent centre can keep Jacobi
     Q = gc.chevalley_eilenberg_vector_field(c2, dim=n)
     assert Q.is_homological() is False
@@ -224,7 +204,7 @@ def test_lie_poisson_fields_are_homological_iff_jacobi(data):
         c = perturbed(c, data.draw(perturbations(n), label="perturbation"))
     M = gc.Chart([f"x{i}" for i in range(n)])
     Q = gc.poisson_vector_field(gc.lie_poisson_matrix(c, M), M)
-    assert homological(Q) is (not jacobiator(dense(c, n)))
+    assert homological(Q) is (not jacobiator(dense_constants(c, n, complete_skew=False)))
 
 
 @given(st.data())
