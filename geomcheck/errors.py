@@ -183,3 +183,68 @@ class RefinementError(CompositionError):
 
 class DiscreteGradientError(GeomcheckError, ValueError):
     """A discrete gradient was specified wrongly (lengths of g, u, v, x differ; u, v not distinct symbols)."""
+
+
+# --------------------------------------------------------------------------- structures
+# (geomcheck.structures: symplectic, coupled, natural, contact, Herglotz, DEL, Dirac, pH)
+
+__all__ += [
+    "NotSymplecticError",
+    "SubsystemShapeError",
+    "InteractionError",
+    "ContactPointError",
+    "ArityError",
+    "DiracStructureError",
+    "SectionShapeError",
+    "PortHamiltonianError",
+    "ConstraintError",
+    "LatexCompileError",
+]
+
+
+class NotSymplecticError(GeomcheckError, ValueError):
+    """A vector field asked for its Hamiltonian is not symplectic (L_X w != 0).
+
+    ``residual`` holds the nonzero Lie derivative, ``decision`` the zero test that showed it.
+    """
+
+    def __init__(self, message, residual=None, decision=None):
+        super().__init__(message)
+        self.residual = residual
+        self.decision = decision
+
+
+class SubsystemShapeError(ShapeError):
+    """The blocks of a (sub)system have mismatched sizes (e.g. len(q_i) != len(p_i))."""
+
+
+class InteractionError(UnknownCoordinateError):
+    """An interaction term names coordinates outside the system, or targets a missing block."""
+
+
+class ContactPointError(GeomcheckError, ValueError):
+    """A contact (coupling) point lies outside the spatial grid or the interval."""
+
+
+class ArityError(GeomcheckError, TypeError):
+    """A function (e.g. a discrete Lagrangian) was given with the wrong number of arguments."""
+
+
+class DiracStructureError(GeomcheckError, ValueError):
+    """An almost-Dirac structure was specified wrongly."""
+
+
+class SectionShapeError(DiracStructureError, ShapeError):
+    """Spanning sections of the wrong count or dimension for a Dirac structure on TM + T*M."""
+
+
+class PortHamiltonianError(GeomcheckError, ValueError):
+    """A port-Hamiltonian system was specified wrongly (J not skew, R not symmetric, shapes)."""
+
+
+class ConstraintError(GeomcheckError, ValueError):
+    """Constraint one-forms were specified wrongly (another chart than the Lagrangian's, bad degree)."""
+
+
+class LatexCompileError(GeomcheckError, RuntimeError):
+    """pdflatex failed on a generated document (the message quotes the first LaTeX error)."""

@@ -59,6 +59,9 @@ class Certificate:
         The point (and jet values) at which the residual is nonzero.
     derivation : Derivation
         The steps, typeset by :meth:`latex`.
+    witness : object
+        What proves an existence claim when it holds (e.g. the Hamiltonian of a
+        Hamiltonian vector field), else None.
     """
 
     claim: str
@@ -69,6 +72,7 @@ class Certificate:
     factor: Any = None
     counterexample: Any = None
     derivation: Derivation = field(default_factory=lambda: Derivation("Certificate"))
+    witness: Any = None
 
     def __bool__(self):
         raise TypeError(
@@ -93,6 +97,8 @@ class Certificate:
             verdict += r"\begin{align*}" + r"\\ ".join(rows) + r"\end{align*}"
         if self.factor is not None and self.holds is True:
             verdict += r" The factor is $" + latex(self.factor) + "$."
+        if self.witness is not None and self.holds is True:
+            verdict += r" A witness is $" + latex(self.witness) + "$."
         return body + verdict + "\n"
 
     def document(self) -> str:
@@ -110,6 +116,7 @@ class Certificate:
             "residual": _jsonable(self.residual),
             "factor": _jsonable(self.factor),
             "counterexample": _jsonable(self.counterexample),
+            "witness": _jsonable(self.witness),
             "derivation": [[s.text, s.math] for s in self.derivation.steps],
         }
 

@@ -1,0 +1,31 @@
+"""The papers' theorems as computations on generic and concrete systems.
+
+Each function works for undefined functions (any smooth H, V, L) and vectors of any
+length, returns sympy/geomcheck objects or Certificates, and carries a
+:class:`~geomcheck.Derivation` that typesets the steps the way the papers print them.
+
+Modules: ``symplectic`` (canonical forms, Poisson brackets, symplectic and Hamiltonian
+vector fields), ``coupled`` (coupled Hamiltonian systems, Terakawa & Yaguchi 2022),
+``natural`` (coupled natural systems, Komatsu, Terakawa & Yaguchi 2020), ``contact`` and
+``herglotz`` (contact geometry and Herglotz's principle, Vermeeren, Bravetti & Seri 2019),
+``lagrangian`` and ``del_forms`` (Euler-Lagrange and discrete Euler-Lagrange one-forms,
+Guo, Li & Wu 2001), ``dirac`` and ``port_hamiltonian`` (Salnikov & Hamdouni 2019).
+"""
+
+from .symplectic import *  # noqa: F401,F403
+from .coupled import *  # noqa: F401,F403
+from .natural import *  # noqa: F401,F403
+from .contact import *  # noqa: F401,F403
+from .herglotz import *  # noqa: F401,F403
+from .lagrangian import *  # noqa: F401,F403
+from .del_forms import *  # noqa: F401,F403
+from .dirac import *  # noqa: F401,F403
+from .port_hamiltonian import *  # noqa: F401,F403
+
+from . import symplectic, coupled, natural, contact, herglotz, lagrangian, del_forms, dirac, port_hamiltonian
+
+__all__ = sorted(
+    set(symplectic.__all__) | set(coupled.__all__) | set(natural.__all__) | set(contact.__all__)
+    | set(herglotz.__all__) | set(lagrangian.__all__) | set(del_forms.__all__)
+    | set(dirac.__all__) | set(port_hamiltonian.__all__)
+)
