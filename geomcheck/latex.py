@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import sympy
 
-__all__ = ["latex", "Derivation", "document"]
+__all__ = ["latex", "Derivation", "document", "compile_pdf", "pdflatex_available"]
 
 
 def latex(obj) -> str:
@@ -107,6 +107,83 @@ def document(body: str) -> str:
         + body
         + "\n\\end{document}\n"
     )
+
+
+def pdflatex_available() -> bool:
+    """Whether a ``pdflatex`` executable is on the PATH."""
+    import shutil
+
+    return shutil.which("pdflatex") is not None
+
+
+def compile_pdf(source: str, path, *, timeout: float = 120.0):
+    """Compile a LaTeX document with pdflatex and write the PDF to ``path`` atomically.
+
+    The document is compiled twice (for references) in a private temporary directory;
+    ``path`` is replaced only when pdflatex succeeded, so a failure never leaves a
+    half-written PDF behind.
+
+    Parameters
+    ----------
+    source : str
+        A whole document (see :func:`document`).
+    path : str or os.PathLike
+        Where the PDF goes.
+    timeout : float
+        Seconds allowed for each pdflatex run.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    LatexCompileError
+        pdflatex is missing, timed out, or reported an error (the first error line and
+        its context from the log are quoted).
+    """
+    import os
+    import shutil
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    from .errors import LatexCompileError
+
+    if not isinstance(source, str) or "\\begin{document}" not in source:
+        raise LatexCompileError("compile_pdf expects a whole LaTeX document (see geomcheck.latex.document)")
+    exe = shutil.which("pdflatex")
+    if exe is None:
+        raise LatexCompileError(
+            "pdflatex was not found on the PATH; install it (Debian: texlive-latex-base"
+            " texlive-latex-recommended) to compile derivations"
+        )
+    path = Path(path)
+    with tempfile.TemporaryDirectory(prefix="geomcheck-tex-") as tmp:
+        tex = Path(tmp) / "doc.tex"
+        tex.write_text(source, encoding="utf-8")
+        for _ in range(2):
+            try:
+                run = subprocess.run(
+                    [exe, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "doc.tex"],
+                    cwd=tmp, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL,
+                )
+            except subprocess.TimeoutExpired:
+                raise LatexCompileError(f"pdflatex did not finish within {timeout} s") from None
+            if run.returncode != 0:
+                log = (Path(tmp) / "doc.log")
+                text = log.read_text(errors="replace") if log.exists() else run.stdout.decode(errors="replace")
+                lines = text.splitlines()
+                first = next((i for i, ln in enumerate(lines) if ln.startswith("!")), None)
+                excerpt = "\n".join(lines[first:first + 6]) if first is not None else "\n".join(lines[-15:])
+                raise LatexCompileError(f"pdflatex failed on the generated document:\n{excerpt}")
+        pdf = Path(tmp) / "doc.pdf"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staging = path.with_name(path.name + ".partial")
+        shutil.copyfile(pdf, staging)
+        os.replace(staging, path)
+    return path
 
 
 @dataclass(frozen=True)

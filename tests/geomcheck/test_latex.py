@@ -116,3 +116,40 @@ def test_derivation_document():
     assert doc.startswith(r"\documentclass")
     assert r"\begin{document}" in doc and doc.rstrip().endswith(r"\end{document}")
     assert frag in doc
+
+
+# --------------------------------------------------------------------------- compile_pdf
+
+import pytest
+
+from geomcheck.errors import LatexCompileError
+from geomcheck.latex import compile_pdf, pdflatex_available
+
+needs_pdflatex = pytest.mark.skipif(not pdflatex_available(), reason="pdflatex not installed")
+
+
+@needs_pdflatex
+def test_compile_pdf_writes_a_pdf_of_a_certificate(tmp_path):
+    import sympy
+
+    M = gc.Chart("q p")
+    q, p = M.coords
+    h = sympy.Symbol("h")
+    c = gc.certify_symplectic(gc.Map(M, M, [q + h * p, p]), M.d(q) ^ M.d(p))
+    out = compile_pdf(c.document(), tmp_path / "sub" / "c.pdf")
+    assert out.read_bytes().startswith(b"%PDF")
+    assert sorted(x.name for x in out.parent.iterdir()) == ["c.pdf"]
+
+
+@needs_pdflatex
+def test_compile_pdf_failure_quotes_the_error_and_writes_nothing(tmp_path):
+    source = "\\documentclass{article}\n\\begin{document}\n$\\frac{1}$ \\undefinedmacro\n\\end{document}\n"
+    with pytest.raises(LatexCompileError, match="Undefined control sequence|Missing|!"):
+        compile_pdf(source, tmp_path / "bad.pdf")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_compile_pdf_refuses_a_fragment(tmp_path):
+    with pytest.raises(LatexCompileError, match="whole LaTeX document"):
+        compile_pdf(r"\paragraph{x}", tmp_path / "x.pdf")
+    assert list(tmp_path.iterdir()) == []
