@@ -248,3 +248,13 @@ class ConstraintError(GeomcheckError, ValueError):
 
 class LatexCompileError(GeomcheckError, RuntimeError):
     """pdflatex failed on a generated document (the message quotes the first LaTeX error)."""
+
+
+# --------------------------------------------------------------------------- port-Hamiltonian shapes
+# (geomcheck.structures.port_hamiltonian)
+
+__all__ += ["PortHamiltonianShapeError"]
+
+
+class PortHamiltonianShapeError(PortHamiltonianError, ShapeError):
+    """J, R or g of a port-Hamiltonian system has the wrong shape for the state x and inputs u."""
