@@ -23,6 +23,10 @@ def _parser():
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     demo = sub.add_parser("demo", help="certify a Hamiltonian flow symplectic and print its LaTeX derivation")
     demo.add_argument("--latex", metavar="FILE", help="also write the derivation as a standalone LaTeX file")
+    certify = sub.add_parser("certify", help="certify every declared property of one catalog scheme")
+    certify.add_argument("scheme", metavar="SCHEME", help="a catalog scheme name (see integrators.list_schemes())")
+    certify.add_argument("--system", metavar="NAME", help="an example system (default: a generic one)")
+    certify.add_argument("--latex", metavar="FILE", help="also write the derivations as a standalone LaTeX file")
     return parser
 
 
@@ -59,6 +63,15 @@ def main(argv=None) -> int:
             from .demo import run
 
             return run(latex_file=args.latex)
+        if args.command == "certify":
+            if args.latex:
+                problem = _unwritable(args.latex)
+                if problem:
+                    print(f"geomcheck: cannot write --latex {args.latex}: {problem}", file=sys.stderr)
+                    return 2
+            from .cli_certify import run_certify
+
+            return run_certify(args.scheme, args.system, args.latex)
     except GeomcheckError as exc:
         print(f"geomcheck: {exc}", file=sys.stderr)
         return 2

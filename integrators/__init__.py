@@ -16,6 +16,7 @@ True
 """
 
 from .catalog import list_schemes, scheme
+from .examples import example_system, list_example_systems
 from .integrate import Solution, integrate
 from .schemes import Composition, PartitionedRungeKutta, RungeKutta
 from .systems import ContactSystem, HamiltonianSystem
@@ -24,6 +25,8 @@ __all__ = [
     "HamiltonianSystem",
     "ContactSystem",
     "list_schemes",
+    "example_system",
+    "list_example_systems",
     "scheme",
     "RungeKutta",
     "PartitionedRungeKutta",

@@ -20,7 +20,9 @@ UnknownSchemeError
 from geomcheck.errors import GeomcheckError
 
 __all__ = [
+    "UnknownNameError",
     "UnknownSchemeError",
+    "UnknownSystemError",
     "SchemeNotApplicableError",
     "SystemDefinitionError",
     "NotLowerableError",
@@ -28,8 +30,16 @@ __all__ = [
 ]
 
 
-class UnknownSchemeError(GeomcheckError, ValueError):
+class UnknownNameError(GeomcheckError, ValueError):
+    """A name that is not in a registry (the message lists the known names)."""
+
+
+class UnknownSchemeError(UnknownNameError):
     """A scheme name that is not in the catalog (the message lists the known names)."""
+
+
+class UnknownSystemError(UnknownNameError):
+    """An example-system name that is not known (the message lists the known names)."""
 
 
 class SchemeNotApplicableError(GeomcheckError, ValueError):

@@ -1,0 +1,116 @@
+"""Named example systems: what ``geomcheck certify SCHEME --system NAME`` certifies on.
+
+Generic systems (an undefined potential V: "any smooth V") make a certificate a
+statement about every system of that shape; concrete ones are the classics.
+
+>>> import integrators as ig
+>>> "generic-1dof" in ig.list_example_systems()
+True
+>>> ig.example_system("pendulum").energy
+p**2/2 - cos(q)
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from .errors import UnknownSystemError
+from .systems import ContactSystem, HamiltonianSystem
+
+__all__ = ["example_system", "list_example_systems", "default_example_for"]
+
+
+def _generic(n):
+    q = sympy.symbols(f"q1:{n + 1}")
+    p = sympy.symbols(f"p1:{n + 1}")
+    V = sympy.Function("V")(*q)
+    return HamiltonianSystem(sum(pi**2 for pi in p) / 2 + V, q=list(q), p=list(p))
+
+
+def _generic_nonseparable():
+    q, p = sympy.symbols("q p")
+    return HamiltonianSystem(sympy.Function("H")(q, p), q=[q], p=[p])
+
+
+def _pendulum():
+    q, p = sympy.symbols("q p")
+    return HamiltonianSystem(p**2 / 2 - sympy.cos(q), q=[q], p=[p])
+
+
+def _harmonic():
+    q, p = sympy.symbols("q p")
+    return HamiltonianSystem((p**2 + q**2) / 2, q=[q], p=[p])
+
+
+def _henon_heiles():
+    x, y, px, py = sympy.symbols("x y p_x p_y")
+    H = (px**2 + py**2) / 2 + (x**2 + y**2) / 2 + x**2 * y - y**3 / 3
+    return HamiltonianSystem(H, q=[x, y], p=[px, py])
+
+
+def _kepler():
+    x, y, px, py = sympy.symbols("x y p_x p_y")
+    return HamiltonianSystem((px**2 + py**2) / 2 - 1 / sympy.sqrt(x**2 + y**2), q=[x, y], p=[px, py])
+
+
+def _damped_oscillator():
+    x, p, z = sympy.symbols("x p z")
+    alpha = sympy.Symbol("alpha", positive=True)
+    return ContactSystem(p**2 / 2 + x**2 / 2 + alpha * z, x=[x], p=[p], z=z)
+
+
+def _generic_contact():
+    x, p, z = sympy.symbols("x p z")
+    A, B = sympy.Function("A"), sympy.Function("B")
+    C = sympy.Symbol("C")
+    return ContactSystem(A(p) + B(x) + C * z, x=[x], p=[p], z=z)
+
+
+_EXAMPLES = {
+    "generic-1dof": (_generic, (1,), "H = p^2/2 + V(q), any smooth V"),
+    "generic-2dof": (_generic, (2,), "H = |p|^2/2 + V(q1, q2), any smooth V"),
+    "generic-nonseparable": (_generic_nonseparable, (), "H(q, p), any smooth H"),
+    "pendulum": (_pendulum, (), "H = p^2/2 - cos q"),
+    "harmonic": (_harmonic, (), "H = (p^2 + q^2)/2"),
+    "henon-heiles": (_henon_heiles, (), "the Henon-Heiles Hamiltonian"),
+    "kepler": (_kepler, (), "H = |p|^2/2 - 1/|q| in the plane"),
+    "damped-oscillator": (_damped_oscillator, (), "contact H = p^2/2 + x^2/2 + alpha z"),
+    "generic-contact": (_generic_contact, (), "contact H = A(p) + B(x) + C z, any smooth A, B"),
+}
+
+
+def list_example_systems() -> list:
+    """Names of the example systems."""
+    return list(_EXAMPLES)
+
+
+def describe_example(name: str) -> str:
+    """One line saying what the example system is."""
+    return _EXAMPLES[_checked(name)][2]
+
+
+def _checked(name):
+    if name not in _EXAMPLES:
+        raise UnknownSystemError(
+            f"unknown system {name!r}; expected one of: {', '.join(_EXAMPLES)}"
+        )
+    return name
+
+
+def example_system(name: str):
+    """The example system called ``name`` (a fresh HamiltonianSystem or ContactSystem).
+
+    Raises
+    ------
+    UnknownSystemError
+        ``name`` is not one of :func:`list_example_systems` (the message lists them).
+    """
+    build, args, _ = _EXAMPLES[_checked(name)]
+    return build(*args)
+
+
+def default_example_for(scheme) -> str:
+    """The example a scheme is certified on by default: generic, of the kind it needs."""
+    if "contact" in scheme.requires:
+        return "generic-contact"
+    return "generic-1dof"
