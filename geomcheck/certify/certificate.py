@@ -14,6 +14,7 @@ with a confirmed counterexample; None when it could not be decided.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,7 +93,7 @@ class Certificate:
             None: r"\textbf{Undecided} (" + _tex_text(self.method) + ").",
         }[self.holds]
         if self.holds is False and self.counterexample:
-            rows = [sympy.latex(sympy.Symbol(str(k))) + " &= " + _tex_value(v)
+            rows = [_tex_key(k) + " &= " + _tex_value(v)
                     for k, v in list(self.counterexample.items())[:12]]
             verdict += r"\begin{align*}" + r"\\ ".join(rows) + r"\end{align*}"
         if self.factor is not None and self.holds is True:
@@ -136,6 +137,18 @@ _TEX_ESCAPES = str.maketrans({
 def _tex_text(s: str) -> str:
     """Plain text made safe inside LaTeX (one pass, so escapes are not escaped again)."""
     return s.translate(_TEX_ESCAPES)
+
+
+def _tex_key(k) -> str:
+    """A counterexample key: a coordinate name as a symbol, a jet description as text.
+
+    Jet descriptions such as ``V_{q}(1/2, 3)`` are not symbol names (typeset as one
+    they give LaTeX errors like a double subscript).
+    """
+    s = str(k)
+    if re.fullmatch(r"[A-Za-z]+[0-9]*(_[A-Za-z0-9]+)?", s):
+        return sympy.latex(sympy.Symbol(s))
+    return r"\text{" + _tex_text(s) + "}"
 
 
 def _tex_value(v) -> str:

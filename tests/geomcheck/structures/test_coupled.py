@@ -1,0 +1,321 @@
+"""Coupled Hamiltonian systems: Lemma 6, Theorem 7 and the beam + two masses (Terakawa & Yaguchi 2022)."""
+
+import time
+
+import pytest
+import sympy
+
+import geomcheck as gc
+from geomcheck import errors
+from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.structures import (
+    CoupledSystem,
+    Subsystem,
+    beam_symplecticity,
+    beam_two_mass,
+    certify_interaction_condition,
+    certify_invariant_submanifold,
+    certify_symplectic_on_submanifold,
+    coupled_lie_derivative,
+    generic_coupled_system,
+    is_hamiltonian,
+    local_hamiltonian,
+)
+
+q1, p1, q2, p2 = sympy.symbols("q1 p1 q2 p2")
+
+
+def spring_pair(k=sympy.Symbol("k")):
+    """Two free particles coupled through interaction forces of a spring."""
+    return CoupledSystem([Subsystem([q1], [p1], p1**2 / 2, [k * (q2 - q1)]),
+                          Subsystem([q2], [p2], p2**2 / 2, [-k * (q2 - q1)])], parameters=[k])
+
+
+# --------------------------------------------------------------------------- the builder
+
+
+def test_builder_chart_form_field_and_energy():
+    H1 = sympy.Function("H1")(q1, p1)
+    H2 = sympy.Function("H2")(q2, p2)
+    f1 = sympy.Function("f1")(q1, q2)
+    S = CoupledSystem([Subsystem([q1], [p1], H1, [f1]), Subsystem([q2], [p2], H2)])
+    assert S.chart.coords == (q1, p1, q2, p2)          # the paper's order (q1, p1, q2, p2)
+    assert S.omega.components == {(0, 1): 1, (2, 3): 1}
+    X = S.vector_field
+    assert X.component(q1) == H1.diff(p1)
+    assert X.component(p1) == -H1.diff(q1) + f1
+    assert X.component(q2) == H2.diff(p2)
+    assert X.component(p2) == -H2.diff(q2)
+    assert S.energy == H1 + H2
+    assert S.interactions == {p1: f1}
+    with pytest.raises(AttributeError, match="immutable"):
+        S.energy = 0
+    assert gc.latex(S) == gc.latex(S.vector_field)
+
+
+def test_weighted_subsystem_uses_the_discrete_variational_derivative():
+    c = sympy.Symbol("c", positive=True)
+    H = sympy.Function("H")(q1, p1)
+    S = CoupledSystem([Subsystem([q1], [p1], H, [q1], weight=c)])
+    assert S.omega.components == {(0, 1): c}
+    assert S.vector_field.component(q1) == H.diff(p1) / c
+    assert S.vector_field.component(p1) == -H.diff(q1) / c + q1
+
+
+@pytest.mark.parametrize("sizes", [(1, 1), (2, 2), (3, 1), (1, 2, 2)])
+def test_uncoupled_generic_subsystems_are_hamiltonian(sizes):
+    S0 = generic_coupled_system(sizes)
+    S = CoupledSystem([Subsystem(s.q, s.p, s.hamiltonian) for s in S0.subsystems])
+    assert gc.hamiltonian_vector_field(S.energy, S.omega) == S.vector_field
+
+
+# --------------------------------------------------------------------------- Lemma 6
+
+
+@pytest.mark.parametrize("sizes", [(1, 1), (2, 2), (3, 2), (1, 1, 1)])
+def test_lemma6_generic_direct_cartan_and_closed_form_agree(sizes):
+    r = coupled_lie_derivative(generic_coupled_system(sizes))
+    assert r.cartan_check.holds is True           # component formula == d(i_X w) + i_X dw
+    assert r.closed_form_check.holds is True      # == sum_i dq_i ^ df_i
+    assert not r.direct.is_zero()                 # generic interactions break symplecticity
+
+
+@pytest.mark.parametrize("sizes", [(1, 1), (2, 3)])
+def test_printed_lemma6_has_the_wrong_sign(sizes):
+    """The paper prints L_X w = df1^dq1 + df2^dq2; the engine (API.md conventions) finds its negative."""
+    S = generic_coupled_system(sizes)
+    r = coupled_lie_derivative(S)
+    assert r.printed_check.holds is False
+    assert r.printed_check.counterexample is not None
+    assert (r.direct + r.printed).is_zero() is True      # exactly the opposite sign
+    # the misprint is the paper's interior product: it uses -i_X w = p' dq - q' dp
+    X = S.vector_field
+    papers_interior = sum((X.component(pi) * S.chart.d(qi) - X.component(qi) * S.chart.d(pi)
+                           for s in S.subsystems for qi, pi in zip(s.q, s.p)), gc.Form(S.chart, {}))
+    assert (papers_interior + r.interior).is_zero() is True
+    assert (gc.d(papers_interior) - r.printed).is_zero() is True
+
+
+def test_lemma6_interior_is_dH_minus_interaction():
+    S = generic_coupled_system((2, 1), interaction_depends_on="positions")
+    r = coupled_lie_derivative(S)
+    expected = S.chart.d(S.energy)
+    for s in S.subsystems:
+        for qi, f in zip(s.q, s.interaction):
+            expected = expected - f * S.chart.d(qi)
+    assert (r.interior - expected).is_zero() is True
+
+
+def test_lemma6_concrete_spring_forces():
+    k = sympy.Symbol("k")
+    r = coupled_lie_derivative(spring_pair(k))
+    # dq1 ^ d(k(q2 - q1)) + dq2 ^ d(-k(q2 - q1)) = k dq1^dq2 + k dq1^dq2 ... = 0
+    assert r.direct.is_zero() is True
+    assert r.cartan_check.holds is True and r.closed_form_check.holds is True
+
+
+# --------------------------------------------------------------------------- Theorem 7
+
+
+def test_theorem7_holds_for_forces_from_a_potential_and_gives_the_hamiltonian():
+    V = sympy.Function("V")(q1, q2)
+    H1 = sympy.Function("H1")(q1, p1)
+    H2 = sympy.Function("H2")(q2, p2)
+    S = CoupledSystem([Subsystem([q1], [p1], H1, [-V.diff(q1)]), Subsystem([q2], [p2], H2, [-V.diff(q2)])])
+    c = certify_interaction_condition(S)
+    assert c.holds is True
+    h = is_hamiltonian(S.vector_field, S.omega)
+    assert h.holds is True
+    assert gc.zero.decide_zero(h.witness - (H1 + H2 + V)).is_zero is True
+
+
+def test_theorem7_fails_for_generic_interactions_with_counterexample():
+    c = certify_interaction_condition(generic_coupled_system((2, 2)))
+    assert c.holds is False
+    assert c.stage == "counterexample" and "component" in c.counterexample
+
+
+def test_theorem7_fails_for_velocity_dependent_drag():
+    g = sympy.Symbol("gamma")
+    S = CoupledSystem([Subsystem([q1], [p1], p1**2 / 2, [-g * (p1 - p2)]),
+                       Subsystem([q2], [p2], p2**2 / 2, [g * (p1 - p2)])], parameters=[g])
+    c = certify_interaction_condition(S)
+    assert c.holds is False
+    assert (c.residual - (-g * (S.chart.d(q1) ^ S.chart.d(p1)) + g * (S.chart.d(q1) ^ S.chart.d(p2))
+                          + g * (S.chart.d(q2) ^ S.chart.d(p1)) - g * (S.chart.d(q2) ^ S.chart.d(p2)))).is_zero()
+
+
+def test_non_symplectic_coupled_field_asked_for_its_hamiltonian():
+    S = CoupledSystem([Subsystem([q1], [p1], p1**2 / 2, [q2]), Subsystem([q2], [p2], p2**2 / 2)])
+    with pytest.raises(errors.NotSymplecticError) as info:
+        local_hamiltonian(S.vector_field, S.omega)
+    assert "dq1^dq2" in str(info.value)            # the nonzero L_X w is in the message
+    assert info.value.residual.coefficient(q1, q2) == 1
+
+
+# --------------------------------------------------------------------------- submanifolds
+
+
+def test_restriction_by_pullback_and_by_equations_agree():
+    S = CoupledSystem([Subsystem([q1], [p1], p1**2 / 2, [q2]), Subsystem([q2], [p2], p2**2 / 2)])
+    a = certify_symplectic_on_submanifold(S, [q2 - 2 * q1], method="pullback")
+    b = certify_symplectic_on_submanifold(S, [q2 - 2 * q1], method="restrict")
+    assert a.holds is True and b.holds is True
+    c = certify_symplectic_on_submanifold(S, [p2 - 1])
+    assert c.holds is False and c.counterexample["component"] == (q1, q2)
+
+
+def test_invariant_submanifold_certificate():
+    S = spring_pair()
+    # total momentum p1 + p2 is conserved: {p1 + p2 = P} is invariant
+    P = sympy.Symbol("P")       # declared: a chart elsewhere may use "P" as a coordinate
+    assert certify_invariant_submanifold(S, [p1 + p2 - P], solve_for=[p2], parameters=[P]).holds is True
+    c = certify_invariant_submanifold(S, [p1 - P], solve_for=[p1], parameters=[P])
+    assert c.holds is False and c.counterexample["equation"] == p1 - P
+
+
+# --------------------------------------------------------------------------- Section 6
+
+
+@pytest.fixture(scope="module")
+def beam():
+    return beam_two_mass()
+
+
+def test_beam_has_104_coordinates_and_the_papers_equations(beam):
+    S = beam.system
+    assert S.chart.dim == 104
+    X, (u, v) = S.vector_field, (beam.u, beam.v)
+    R = sympy.Rational
+    rhoA, dx = 10, R(1, 50)
+    j = beam.n_b - 1
+    for i in range(len(u)):
+        assert X.component(u[i]) == v[i] / rhoA
+        F = beam.force / dx if i == j else 0
+        assert sympy.expand(X.component(v[i]) - (-beam.delta4(i + 1) + F)) == 0
+    assert X.component(p1) == sympy.expand(R(1, 2) * (q2 - q1) - beam.force)
+    assert X.component(p2) == -R(1, 2) * (q2 - q1)
+    assert X.component(q1) == 10 * p1
+
+
+def test_delta4_is_variational_derivative(beam):
+    """With the corrected ghost u_{N+1} = -u_{N-1}: EI delta4 u_i == (1/dx) dH_el/du_i for every i."""
+    H_el = beam.system.subsystems[0].hamiltonian
+    dx = beam.values["dx"]
+    for i, ui in enumerate(beam.u, start=1):
+        assert sympy.expand(beam.delta4(i) - H_el.diff(ui) / dx) == 0
+    # the printed (6), u_{N_x-1} = -u_{N_x} (= 0), cannot be right: at i = N_x - 1 the stencil needs
+    # u_{N_x+1}; the printed relation leaves it free, and e.g. u_{N_x+1} = 0 breaks the identity
+    n = beam.n_x
+    u = beam.u
+    wrong = (0 - 4 * 0 + 6 * u[n - 2] - 4 * u[n - 3] + u[n - 4]) / dx**4
+    assert sympy.expand(wrong - H_el.diff(u[n - 2]) / dx) != 0
+
+
+def test_beam_lie_derivative_is_dunb_minus_dq1_wedge_df(beam):
+    S = beam.system
+    L = gc.lie(S.vector_field, S.omega)
+    M = S.chart
+    expected = (M.d(beam.u[beam.n_b - 1]) - M.d(q1)) ^ M.d(beam.force)
+    assert (L - expected).is_zero() is True
+    assert len(L.components) == 11
+
+
+def test_beam_whole_computation_under_two_seconds():
+    gc.clear_caches()
+    t0 = time.perf_counter()
+    r = beam_symplecticity()                        # N_x = 51, 104 coordinates
+    wall = time.perf_counter() - t0
+    assert r.full_space.holds is False              # not symplectic on the full phase space
+    assert r.full_space.counterexample["component"] == (beam_two_mass().u[7], beam_two_mass().u[9])
+    assert r.invariance.holds is True               # the flow keeps the submanifold
+    assert r.on_submanifold.holds is True           # and is symplectic on it
+    assert r.energy.holds is True
+    assert r.lemma.cartan_check.holds is True and r.lemma.closed_form_check.holds is True
+    assert r.lemma.printed_check.holds is False
+    assert wall < 2.0, f"the whole Section 6 computation took {wall:.2f} s"
+
+
+def test_beam_restriction_by_equations_too():
+    r = beam_symplecticity(n_x=21, n_b=4, method="restrict")
+    assert r.full_space.holds is False and r.on_submanifold.holds is True
+
+
+@pytest.mark.parametrize("n_x,n_b", [(5, 1), (5, 4), (8, 2)])
+def test_beam_any_resolution_and_boundary_contact_nodes(n_x, n_b):
+    r = beam_symplecticity(n_x=n_x, n_b=n_b)
+    assert r.model.system.chart.dim == 2 * n_x + 2
+    assert (r.full_space.holds, r.invariance.holds, r.on_submanifold.holds, r.energy.holds) == (False, True, True, True)
+
+
+def test_beam_symbolic_parameters():
+    r = beam_symplecticity(n_x=6, n_b=2, symbolic=True)
+    assert r.model.values["rho"] == sympy.Symbol("rho", positive=True)
+    assert (r.full_space.holds, r.invariance.holds, r.on_submanifold.holds, r.energy.holds) == (False, True, True, True)
+
+
+def test_unweighted_beam_form_is_not_symplectic_on_submanifold(beam):
+    """With sum du^dv (weight 1, Hamiltonian H_el/dx: the same equations) the paper's claim fails."""
+    el, sp_ = beam.system.subsystems
+    dx = beam.values["dx"]
+    plain = CoupledSystem([Subsystem(el.q, el.p, el.hamiltonian / dx, el.interaction), sp_])
+    assert plain.vector_field == beam.system.vector_field
+    c = certify_symplectic_on_submanifold(plain, beam.submanifold, solve_for=beam.solve_for,
+                                          parameters=beam.parameters)
+    assert c.holds is False
+    good = certify_symplectic_on_submanifold(beam.system, beam.submanifold, solve_for=beam.solve_for,
+                                             parameters=beam.parameters)
+    assert good.holds is True
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+def test_mismatched_block_sizes():
+    with pytest.raises(errors.SubsystemShapeError, match="same length"):
+        Subsystem([q1, q2], [p1], p1**2)
+    with pytest.raises(errors.SubsystemShapeError, match="one force per momentum"):
+        Subsystem([q1], [p1], p1**2, [q1, q2])
+
+
+def test_interaction_naming_coordinates_outside_the_system():
+    z = gc.Chart("z_outside").coords[0]               # a coordinate of another chart
+    with pytest.raises(errors.InteractionError, match="z_outside"):
+        CoupledSystem([Subsystem([q1], [p1], p1**2 / 2, [z]), Subsystem([q2], [p2], p2**2 / 2)])
+    w = sympy.Symbol("w")                              # undeclared, parameters given
+    with pytest.raises(errors.InteractionError, match="w"):
+        CoupledSystem([Subsystem([q1], [p1], p1**2 / 2, [w * q2])], parameters=[])
+    with pytest.raises(errors.InteractionError, match="momenta"):
+        Subsystem([q1], [p1], p1**2 / 2, {q1: q2})     # interactions act on momenta
+
+
+def test_hamiltonian_depending_on_another_subsystem():
+    with pytest.raises(errors.InteractionError, match="another subsystem"):
+        CoupledSystem([Subsystem([q1], [p1], p1**2 / 2 + q1 * q2), Subsystem([q2], [p2], p2**2 / 2)])
+
+
+@pytest.mark.parametrize("n_b", [0, 51, 60, -3, 2.5])
+def test_contact_point_outside_the_grid(n_b):
+    with pytest.raises(errors.ContactPointError, match="outside the grid"):
+        beam_two_mass(51, n_b)
+
+
+def test_bad_grid_size_and_parameter_name():
+    with pytest.raises(errors.InvalidArgumentError):
+        beam_two_mass(2, 1)
+    with pytest.raises(errors.InvalidArgumentError, match="unknown parameters"):
+        beam_two_mass(11, 3, mass=1)
+
+
+# --------------------------------------------------------------------------- typesetting
+
+
+@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex not installed")
+def test_derivations_compile(tmp_path):
+    lemma = coupled_lie_derivative(generic_coupled_system((1, 1)))
+    r = beam_symplecticity(n_x=11, n_b=3)
+    body = (lemma.latex() + lemma.printed_check.latex() + r.latex() + r.full_space.latex()
+            + r.invariance.latex() + r.on_submanifold.latex() + r.energy.latex()
+            + certify_interaction_condition(spring_pair()).latex())
+    assert r"\mathrm{d}(i_X\omega)" in lemma.latex()
+    assert compile_pdf(document(body), tmp_path / "coupled.pdf").exists()
