@@ -116,7 +116,7 @@ def pdflatex_available() -> bool:
     return shutil.which("pdflatex") is not None
 
 
-def compile_pdf(source: str, path, *, timeout: float = 120.0):
+def compile_pdf(source: str, path, *, timeout: float = 120.0, resources=None):
     """Compile a LaTeX document with pdflatex and write the PDF to ``path`` atomically.
 
     The document is compiled twice (for references) in a private temporary directory;
@@ -131,6 +131,8 @@ def compile_pdf(source: str, path, *, timeout: float = 120.0):
         Where the PDF goes.
     timeout : float
         Seconds allowed for each pdflatex run.
+    resources : str or os.PathLike, optional
+        A directory searched for included files (figures), as if the document lived there.
 
     Returns
     -------
@@ -160,6 +162,10 @@ def compile_pdf(source: str, path, *, timeout: float = 120.0):
             " texlive-latex-recommended) to compile derivations"
         )
     path = Path(path)
+    env = dict(os.environ)
+    if resources is not None:
+        # a trailing path separator keeps TeX's default search path after ours
+        env["TEXINPUTS"] = str(Path(resources).resolve()) + "//" + os.pathsep + env.get("TEXINPUTS", "")
     with tempfile.TemporaryDirectory(prefix="geomcheck-tex-") as tmp:
         tex = Path(tmp) / "doc.tex"
         tex.write_text(source, encoding="utf-8")
@@ -167,7 +173,7 @@ def compile_pdf(source: str, path, *, timeout: float = 120.0):
             try:
                 run = subprocess.run(
                     [exe, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "doc.tex"],
-                    cwd=tmp, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL,
+                    cwd=tmp, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL, env=env,
                 )
             except subprocess.TimeoutExpired:
                 raise LatexCompileError(f"pdflatex did not finish within {timeout} s") from None

@@ -15,17 +15,22 @@ Guo, Li & Wu 2001), ``dirac`` and ``port_hamiltonian`` (Salnikov & Hamdouni 2019
 from .symplectic import *  # noqa: F401,F403
 from .coupled import *  # noqa: F401,F403
 from .natural import *  # noqa: F401,F403
+from .natural_discrete import *  # noqa: F401,F403
 from .contact import *  # noqa: F401,F403
 from .herglotz import *  # noqa: F401,F403
 from .lagrangian import *  # noqa: F401,F403
 from .del_forms import *  # noqa: F401,F403
 from .dirac import *  # noqa: F401,F403
 from .port_hamiltonian import *  # noqa: F401,F403
+from .implicit_lagrangian import *  # noqa: F401,F403
 
-from . import symplectic, coupled, natural, contact, herglotz, lagrangian, del_forms, dirac, port_hamiltonian
+# The union of the modules' public names.  (No `from . import <module>` here: a module
+# whose public function shares its name, e.g. ``del_forms``, would be shadowed by it.)
+from importlib import import_module as _import_module
 
-__all__ = sorted(
-    set(symplectic.__all__) | set(coupled.__all__) | set(natural.__all__) | set(contact.__all__)
-    | set(herglotz.__all__) | set(lagrangian.__all__) | set(del_forms.__all__)
-    | set(dirac.__all__) | set(port_hamiltonian.__all__)
+_MODULES = (
+    "symplectic", "coupled", "natural", "natural_discrete", "contact", "herglotz",
+    "lagrangian", "del_forms", "dirac", "port_hamiltonian", "implicit_lagrangian",
 )
+__all__ = sorted({name for m in _MODULES for name in _import_module(f"{__name__}.{m}").__all__})
+del _import_module
