@@ -21,8 +21,22 @@ def test_readme_examples_prove_what_their_comments_say():
         for block in blocks:
             exec(compile(block, str(README), "exec"), namespace)
     lines = out.getvalue().splitlines()
-    assert [line.split()[0] for line in lines] == ["True"] * len(lines), out.getvalue()
+    # each print's comment starts with the verdicts it prints ("# True: ...", "# False True")
+    expected = [_verdicts(line.split("#", 1)[1]) for block in blocks for line in block.splitlines()
+                if line.startswith("print(") and "#" in line]
+    assert len(lines) == len(expected), out.getvalue()
+    for line, words in zip(lines, expected):
+        assert words and line.split()[: len(words)] == words, (line, words)
     assert r"\varphi^*\omega" in namespace["tex"] and "The claim holds" in namespace["tex"]
+
+
+def _verdicts(comment):
+    words = []
+    for w in comment.replace(":", " ").replace(",", " ").split():
+        if w not in ("True", "False", "None"):
+            break
+        words.append(w)
+    return words
 
 
 def test_readme_has_exactly_two_setup_commands():
