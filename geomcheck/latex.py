@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import sympy
 
-__all__ = ["latex", "Derivation", "document", "compile_pdf", "pdflatex_available"]
+__all__ = ["latex", "Derivation", "document", "compile_pdf", "pdflatex_available", "summarize", "tex_text"]
 
 
 def latex(obj) -> str:
@@ -27,6 +27,75 @@ def latex(obj) -> str:
     if hook is not None and not isinstance(obj, sympy.Basic):
         return hook(None)
     return sympy.latex(obj)
+
+
+#: objects with more nodes than this are summarized, not typeset, in derivations
+SUMMARY_LIMIT = 300
+
+
+def _nodes_over(exprs, limit) -> int | None:
+    """The node count of ``exprs`` when it exceeds ``limit`` (counted lazily), else None."""
+    n = 0
+    for e in exprs:
+        for _ in sympy.preorder_traversal(e):
+            n += 1
+            if n > limit:
+                return n
+    return None
+
+
+def summarize(obj, limit: int = SUMMARY_LIMIT) -> str:
+    r"""LaTeX of ``obj``, or a one-line summary when it is too large to be read.
+
+    Forms, vector fields, matrices and expressions are measured by their expression
+    nodes (counted lazily, so a huge expression costs only ``limit`` steps).
+
+    >>> import sympy
+    >>> x = sympy.Symbol("x")
+    >>> print(summarize(x**2))
+    x^{2}
+    >>> print(summarize(sum(x**k for k in range(200))))
+    \text{(an expression of more than 300 nodes)}
+    """
+    from .fields import VectorField
+    from .forms import Form
+
+    if isinstance(obj, Form):
+        if _nodes_over(obj.terms.values(), limit):
+            return r"\text{(a form with %d components, more than %d nodes)}" % (len(obj.terms), limit)
+        return latex(obj)
+    if isinstance(obj, VectorField):
+        parts = [c for terms in obj.component_terms().values() for c in terms.values()]
+        if _nodes_over(parts, limit):
+            return r"\text{(a vector field with %d components, more than %d nodes)}" % (len(parts), limit)
+        return latex(obj)
+    if isinstance(obj, sympy.MatrixBase):
+        if 0 in obj.shape:
+            return r"\text{(none: a %d x %d matrix)}" % obj.shape
+        if max(obj.shape) > 8 or _nodes_over(list(obj), limit):
+            return r"\text{(a %d x %d matrix)}" % obj.shape
+        return sympy.latex(obj)
+    if isinstance(obj, sympy.Basic) or isinstance(obj, (int, float)):
+        e = sympy.sympify(obj)
+        if _nodes_over([e], limit):
+            return r"\text{(an expression of more than %d nodes)}" % limit
+        return latex(e)
+    return latex(obj)
+
+
+_TEX_ESCAPES = str.maketrans({
+    "\\": r"\textbackslash{}", "_": r"\_", "^": r"\^{}", "%": r"\%", "&": r"\&",
+    "#": r"\#", "{": r"\{", "}": r"\}", "$": r"\$", "~": r"\~{}",
+})
+
+
+def tex_text(s) -> str:
+    r"""Plain text made safe inside LaTeX text mode (one pass: escapes are not escaped again).
+
+    >>> print(tex_text("a_1 & 50%"))
+    a\_1 \& 50\%
+    """
+    return str(s).translate(_TEX_ESCAPES)
 
 
 def _signed_terms(items):

@@ -20,7 +20,7 @@ from typing import Any
 
 import sympy
 
-from ..latex import Derivation, latex
+from ..latex import Derivation, latex, tex_text
 
 __all__ = ["Certificate"]
 
@@ -128,15 +128,9 @@ class Certificate:
         return f"Certificate({self.claim!r}: {self.verdict()}; {self.method})"
 
 
-_TEX_ESCAPES = str.maketrans({
-    "\\": r"\textbackslash{}", "_": r"\_", "^": r"\^{}", "%": r"\%", "&": r"\&",
-    "#": r"\#", "{": r"\{", "}": r"\}", "$": r"\$", "~": r"\~{}",
-})
-
-
 def _tex_text(s: str) -> str:
-    """Plain text made safe inside LaTeX (one pass, so escapes are not escaped again)."""
-    return s.translate(_TEX_ESCAPES)
+    """Plain text made safe inside LaTeX (see :func:`geomcheck.latex.tex_text`)."""
+    return tex_text(s)
 
 
 def _tex_key(k) -> str:

@@ -69,6 +69,7 @@ from ..hamiltonian import contact_vector_field, reeb_vector_field
 from ..latex import Derivation, latex
 from ..maps import Map, substitute
 from ..zero import decide_all_zero, decide_zero
+from ..latex import summarize
 
 __all__ = [
     "ContactCoordinates",
@@ -94,16 +95,9 @@ __all__ = [
     "separable_contact_flows",
 ]
 
-# expressions larger than this are summarized, not typeset
-_TYPESET_OPS = 300
-
 
 def _show(e) -> str:
-    e = sympy.sympify(e)
-    ops = sympy.count_ops(e)
-    if ops > _TYPESET_OPS:
-        return r"\text{(an expression of %d operations)}" % ops
-    return latex(e)
+    return summarize(e)
 
 
 def _as_tuple(v, what) -> tuple:

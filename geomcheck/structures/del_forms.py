@@ -110,6 +110,7 @@ from ..errors import ArityError, ExpressionError, ShapeError
 from ..forms import Form, d
 from ..latex import Derivation, latex
 from ..maps import ImplicitMap, Map, pullback, substitute
+from ..latex import summarize
 
 __all__ = [
     "DELForms",
@@ -142,14 +143,7 @@ _SHOW_OPS = 150
 
 def _show(obj) -> str:
     """LaTeX of a form or expression; summarized when too large to be read."""
-    if isinstance(obj, Form):
-        ops = sum(sympy.count_ops(v) for v in obj.terms.values())
-        if ops > _SHOW_OPS:
-            return r"\text{(a form with %d components, %d operations)}" % (len(obj.terms), ops)
-        return latex(obj)
-    if sympy.count_ops(obj) > _SHOW_OPS:
-        return r"\text{(an expression of %d operations)}" % sympy.count_ops(obj)
-    return latex(obj)
+    return summarize(obj)
 
 
 def _show_map(phi) -> str:

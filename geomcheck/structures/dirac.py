@@ -75,6 +75,7 @@ from ..forms import Form, d, interior, lie
 from ..latex import Derivation, latex
 from ..qstructures import _rows, _skew_matrix
 from ..zero import decide_all_zero, decide_zero
+from ..latex import summarize, tex_text
 
 __all__ = [
     "AlmostDiracStructure",
@@ -86,24 +87,11 @@ __all__ = [
     "dorfman_bracket",
 ]
 
-#: expressions larger than this are summarized, not typeset
-_TYPESET_OPS = 300
-
 
 def _show(expr) -> str:
-    if isinstance(expr, sympy.MatrixBase):
-        if sum(sympy.count_ops(e) for e in expr) > _TYPESET_OPS or max(expr.shape) > 8:
-            return r"\text{(a %d x %d matrix)}" % expr.shape
-        return sympy.latex(expr)
-    if sympy.count_ops(expr) > _TYPESET_OPS:
-        return r"\text{(an expression of %d operations)}" % sympy.count_ops(expr)
-    return latex(expr)
+    return summarize(expr)
 
 
-def _tex(s: str) -> str:
-    return s.replace("\\", "/").replace("_", r"\_").replace("&", r"\&").replace("%", r"\%") \
-        .replace("#", r"\#").replace("^", r"\^{}").replace("{", r"\{").replace("}", r"\}") \
-        .replace("$", r"\$").replace("~", "-")
 
 
 def _ordinary_chart(M, who) -> Chart:
@@ -386,7 +374,7 @@ class AlmostDiracStructure:
             return Certificate("rank of the spanning sections = dim M at generic points", False,
                                "every maximal minor is identically zero", stage="exact",
                                residual=S, derivation=D)
-        D = D.concluding("Undecided: " + _tex(undecided) + ".")
+        D = D.concluding("Undecided: " + tex_text(undecided) + ".")
         return Certificate("rank of the spanning sections = dim M at generic points", None, undecided,
                            stage="unknown", residual=S, derivation=D)
 
@@ -507,10 +495,10 @@ def _certificate(claim, decision, residual, D, good, bad) -> Certificate:
         D = D.concluding(f"All components vanish: {good}.")
         return Certificate(claim, True, decision.method, stage=decision.stage, residual=residual, derivation=D)
     if decision.is_zero is False:
-        D = D.concluding(r"The component $" + _tex(str(decision.index)) + r"$ is not zero: " + bad + ".")
+        D = D.concluding(r"The component $" + tex_text(str(decision.index)) + r"$ is not zero: " + bad + ".")
         return Certificate(claim, False, decision.method, stage="counterexample", residual=residual,
                            counterexample=decision.point, derivation=D)
-    D = D.concluding("Undecided: " + _tex(decision.method) + ".")
+    D = D.concluding("Undecided: " + tex_text(decision.method) + ".")
     return Certificate(claim, None, decision.method, stage="unknown", residual=residual, derivation=D)
 
 

@@ -67,6 +67,7 @@ from ..latex import Derivation, latex
 from ..linalg import SingularSystem, solve_sparse
 from ..maps import ImplicitMap, substitute
 from ..zero import decide_all_zero
+from ..latex import summarize
 from .contact import ContactCoordinates, certify_contact_factor, darboux_coordinates
 
 __all__ = [
@@ -80,16 +81,13 @@ __all__ = [
     "second_order_discrete_lagrangian",
 ]
 
-_TYPESET_OPS = 300
-
 
 def _show(e) -> str:
-    e = sympy.sympify(e)
-    ops = sympy.count_ops(e)
-    if ops > _TYPESET_OPS:
-        return r"\text{(an expression of %d operations)}" % ops
+    text = summarize(e)
+    if text.startswith(r"\text{("):
+        return text
     # display only: pull out numeric content ((2x - 2y)/(2h^2) -> (x - y)/h^2); cheap and safe
-    return latex(sympy.factor_terms(e))
+    return latex(sympy.factor_terms(sympy.sympify(e)))
 
 
 def _symbols(v, what) -> tuple:

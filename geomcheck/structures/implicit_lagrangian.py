@@ -107,6 +107,7 @@ from ..latex import Derivation, latex
 from ..linalg import SingularSystem, solve_sparse
 from ..maps import ImplicitMap, substitute
 from ..zero import decide_all_zero
+from ..latex import summarize
 
 __all__ = [
     "ConstraintDistribution",
@@ -126,11 +127,7 @@ CONSTRAINT_POINTS = ("current", "midpoint")
 
 
 def _show(expr) -> str:
-    expr = sympy.sympify(expr)
-    ops = sympy.count_ops(expr)
-    if ops > _TYPESET_OPS:
-        return r"\text{(an expression of %d operations)}" % ops
-    return sympy.latex(expr)
+    return summarize(expr)
 
 
 def _rows(pairs) -> str:
@@ -138,8 +135,6 @@ def _rows(pairs) -> str:
     return r" \\ ".join(f"{a} &= {b}" for a, b in pairs)
 
 
-def _tex_text(s: str) -> str:
-    return s.replace("\\", "/").replace("_", r"\_").replace("&", r"\&").replace("%", r"\%").replace("#", r"\#")
 
 
 def _sym_name(s) -> str:
@@ -507,9 +502,7 @@ class ImplicitLagrangianSystem:
 
 
 def _show_form(f: Form) -> str:
-    if sum(sympy.count_ops(c) for c in f.terms.values()) > _TYPESET_OPS:
-        return r"\text{(a form with %d terms)}" % len(f.terms)
-    return latex(f)
+    return summarize(f)
 
 
 # --------------------------------------------------------------------------- input checks

@@ -44,7 +44,7 @@ from ..certify.certificate import Certificate
 from ..errors import ExpressionError, ShapeError
 from ..fields import VectorField
 from ..forms import Form, d, lie
-from ..latex import Derivation, latex
+from ..latex import Derivation, summarize
 from ..maps import submanifold_parametrization, pullback
 
 __all__ = [
@@ -57,8 +57,6 @@ __all__ = [
     "certify_el_conservation",
     "certify_hamiltonian_el_condition",
 ]
-
-_SHOW_OPS = 400
 
 
 def _symbols(xs, what) -> tuple:
@@ -87,15 +85,7 @@ def _derived(x: sympy.Symbol, suffix: str) -> sympy.Symbol:
 
 def _show(obj) -> str:
     """LaTeX of a form, field or expression; summarized when too large to be read."""
-    if isinstance(obj, Form):
-        ops = sum(sympy.count_ops(v) for v in obj.terms.values())
-    elif isinstance(obj, VectorField):
-        ops = sum(sympy.count_ops(X.get((), 0)) for X in obj.component_terms().values())
-    else:
-        ops = sympy.count_ops(obj)
-    if ops > _SHOW_OPS:
-        return r"\text{(%d operations)}" % ops
-    return latex(obj)
+    return summarize(obj, 600)
 
 
 def _check_function(f, chart: Chart, what: str):

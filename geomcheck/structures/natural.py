@@ -88,6 +88,7 @@ from ..fields import VectorField
 from ..latex import Derivation, latex
 from ..maps import substitute
 from ..zero import decide_all_zero, decide_zero
+from ..latex import summarize
 
 __all__ = [
     "NaturalSystem",
@@ -117,13 +118,7 @@ _TYPESET_NODES = 400
 
 
 def _show(e) -> str:
-    e = sympy.sympify(e)
-    nodes = 0
-    for _ in sympy.preorder_traversal(e):      # bounded count: count_ops is slow on large sums
-        nodes += 1
-        if nodes > _TYPESET_NODES:
-            return r"\text{(an expression of more than %d nodes)}" % _TYPESET_NODES
-    return latex(e)
+    return summarize(e, _TYPESET_NODES)
 
 
 def _small(e, limit=_TYPESET_NODES) -> bool:

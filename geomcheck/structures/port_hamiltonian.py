@@ -107,6 +107,7 @@ from ..latex import Derivation, latex
 from ..maps import substitute
 from ..qstructures import _skew_matrix, cotangent_shift, homological_report, poisson_vector_field, schouten_bracket
 from ..zero import Jet, canonical_jets, decide_all_zero, decide_zero
+from ..latex import summarize, tex_text
 from .dirac import AlmostDiracStructure, graph_with_ports
 
 __all__ = [
@@ -124,31 +125,16 @@ __all__ = [
     "printed_q_structure",
 ]
 
-_TYPESET_OPS = 300
-
 
 def _show(obj) -> str:
     """LaTeX of an expression or matrix, summarized when too large to be read."""
-    if isinstance(obj, sympy.MatrixBase):
-        if 0 in obj.shape:
-            return r"\text{(none: a %d x %d matrix)}" % obj.shape
-        if sum(sympy.count_ops(e) for e in obj) > _TYPESET_OPS or max(obj.shape) > 8:
-            return r"\text{(a %d x %d matrix)}" % obj.shape
-        return sympy.latex(obj)
-    if isinstance(obj, sympy.Basic) and sympy.count_ops(obj) > _TYPESET_OPS:
-        return r"\text{(an expression of %d operations)}" % sympy.count_ops(obj)
-    return latex(obj)
+    return summarize(obj)
 
 
 def _col(v) -> str:
     return _show(sympy.Matrix(list(v)))
 
 
-def _text(s: str) -> str:
-    for a, b in (("\\", "/"), ("_", r"\_"), ("&", r"\&"), ("%", r"\%"), ("#", r"\#"),
-                 ("^", r"\^{}"), ("{", r"\{"), ("}", r"\}"), ("$", r"\$"), ("~", "-")):
-        s = s.replace(a, b)
-    return s
 
 
 # --------------------------------------------------------------------------- input checking
@@ -1008,8 +994,8 @@ def port_hamiltonian_forms(F, x, H, *, u=(), degree=0, depends_on=None, dissipat
     D = D.add(r"The general solution has " + str(len(free)) + r" free parameter(s)"
               + ((r" $" + ", ".join(sympy.latex(p) for p in free[:30]) + "$") if free else "") + ":",
               r"J &= " + _show(J) + r", & R &= " + _show(R))
-    D = D.concluding(r"Substituted back, $F = (J - R)\nabla H + g u$: " + _text(check.verdict())
-                     + " (" + _text(check.method) + ").")
+    D = D.concluding(r"Substituted back, $F = (J - R)\nabla H + g u$: " + tex_text(check.verdict())
+                     + " (" + tex_text(check.method) + ").")
     return PortHamiltonianForms(F, x, u, H, J, R, g, free, tuple(unknowns), tuple(conds), True, check, D)
 
 
@@ -1110,8 +1096,8 @@ def quadratic_energy_forms(F, x, *, u=(), remainder="error", port="e", budget=20
               r"J &= \tfrac12 (A P - P A^{T}) = " + _show(J) + r", \\ R &= -\tfrac12 (A P + P A^{T}) = " + _show(R))
     D = D.add(r"The " + str(len(params)) + r" entries of $P$ are free parameters; the form is dissipative where"
               r" $P \succ 0$ and $A P + P A^{T} \preceq 0$.")
-    D = D.concluding(r"Check $F = (J - R)\nabla H + g u$: " + _text(check.verdict())
-                     + " (" + _text(check.method) + ").")
+    D = D.concluding(r"Check $F = (J - R)\nabla H + g u$: " + tex_text(check.verdict())
+                     + " (" + tex_text(check.method) + ").")
     return PortHamiltonianForms(F, x, u, H, J, R, g, tuple(params), tuple(params), (), True, check, D, at or {})
 
 
@@ -1171,7 +1157,7 @@ def port_form(F, x, H, *, J=None, R=None, u=(), port="e", budget=20.0) -> PortHa
               r"g_e &= F|_{u=0} - (J - R)\nabla H = " + _col(ge) + r", & f_i &= " + _show(fi))
     if unknowns:
         D = D.add(r"Every skew $J$ gives such a form: the " + str(len(unknowns)) + r" entries of $J$ are free.")
-    D = D.concluding(r"Check $F = (J - R)\nabla H + g u + g_e e_i$ at $e_i = 1$: " + _text(check.verdict()) + ".")
+    D = D.concluding(r"Check $F = (J - R)\nabla H + g u + g_e e_i$ at $e_i = 1$: " + tex_text(check.verdict()) + ".")
     return PortHamiltonianForms(F, x, U, H, J, R, G, tuple(unknowns), tuple(unknowns), (), True, check, D,
                                 {e: sympy.S.One})
 
@@ -1289,13 +1275,13 @@ def oscillator_van_der_pol(*, quick: bool = False) -> OscillatorVanDerPol:
     Dv = Dv.add(r"\textbf{The almost-Dirac structure} is the graph $(f_s, f_i) = D (e_s, e_i)$ of",
                 r"D &= " + _show(L.matrix))
     for key, c in certs.items():
-        Dv = Dv.add(_text(key.replace("_", " ")) + ": " + _text(c.verdict()) + " (" + _text(c.method) + ").")
+        Dv = Dv.add(tex_text(key.replace("_", " ")) + ": " + tex_text(c.verdict()) + " (" + tex_text(c.method) + ").")
     for s in Qs.derivation.steps:
         Dv = Dv.add(s.text, s.math)
     params = {"m": m, "Omega": Om, "A": A, "epsilon": eps, "Omega_t": Omt}
     misprints = _misprints(fo, Qs.field, params)
     rows = [r"\text{%s:}\quad & \text{printed } %s, & &\text{computed } %s" % (
-        _text(name), _show_super(pr), _show_super(co)) for name, (pr, co) in misprints.items()]
+        tex_text(name), _show_super(pr), _show_super(co)) for name, (pr, co) in misprints.items()]
     Dv = Dv.add(r"\textbf{Comparison with the printed formulas.} Where the paper's printed expressions"
                 r" differ from the ones computed from eq. (2) and from $D$:", r" \\ ".join(rows))
     Dv = Dv.concluding(Qs.derivation.conclusion)
