@@ -63,10 +63,15 @@ def _cases(args) -> int:
 
 def _unwritable(path):
     """Why a file cannot be written at ``path`` (None when it can): checked before any work."""
-    import tempfile
-
     if os.path.isdir(path):
         return "it is a directory; a file name was expected"
+    return unwritable_parent(path)
+
+
+def unwritable_parent(path):
+    """Why nothing can be created at ``path`` (its parent is missing or read-only), else None."""
+    import tempfile
+
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
         return f"{parent} is not a directory"

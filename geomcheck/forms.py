@@ -355,6 +355,28 @@ def _require_form(a, what):
         raise ExpressionError(f"{what} expects a Form, got {type(a).__name__} {a!r}")
 
 
+def require_form(obj, degree: int, who: str, what: str | None = None):
+    """``obj`` if it is a Form of the given degree; else a clear ExpressionError / MixedDegreeError.
+
+    >>> import geomcheck as gc
+    >>> M = gc.Chart("q p"); q, p = M.coords
+    >>> require_form(M.d(q), 2, "f")
+    Traceback (most recent call last):
+    ...
+    geomcheck.errors.MixedDegreeError: f expects a 2-form, got a 1-form dq
+    """
+    what = what or f"{degree}-form"
+    if not isinstance(obj, Form):
+        raise ExpressionError(f"{who} expects a {what} (a Form), got {type(obj).__name__} {obj!r}")
+    try:
+        k = obj.degree
+    except MixedDegreeError:
+        raise MixedDegreeError(f"{who} expects a {degree}-form; {obj} has mixed degree") from None
+    if k != degree:
+        raise MixedDegreeError(f"{who} expects a {degree}-form, got a {k}-form {obj}")
+    return obj
+
+
 def _require_field(X, a):
     if not isinstance(X, VectorField):
         raise ExpressionError(f"expected a VectorField, got {type(X).__name__} {X!r}")

@@ -37,15 +37,9 @@ def output_problem(out: str, force: bool):
         return f"{out} exists and is not a directory"
     if os.path.isdir(out) and os.listdir(out) and not force:
         return f"{out} exists and is not empty; choose another directory or pass --force to replace it"
-    parent = os.path.dirname(out)
-    if not os.path.isdir(parent):
-        return f"{parent} is not a directory"
-    try:
-        with tempfile.TemporaryFile(dir=parent):
-            pass
-    except OSError as exc:
-        return f"{parent} is not writable ({exc.strerror})"
-    return None
+    from .cli import unwritable_parent
+
+    return unwritable_parent(out)
 
 
 class _Progress:

@@ -58,13 +58,12 @@ from ..certify.maps import certify_contact
 from ..errors import (
     ExpressionError,
     InvalidArgumentError,
-    MixedDegreeError,
     NotContactError,
     ShapeError,
     SubsystemShapeError,
 )
 from ..fields import VectorField
-from ..forms import Form, d, interior, lie
+from ..forms import Form, d, interior, lie, require_form
 from ..hamiltonian import contact_vector_field, reeb_vector_field
 from ..latex import Derivation, latex
 from ..maps import Map, substitute
@@ -248,14 +247,7 @@ def _darboux_split(eta: Form):
 
 
 def _check_one_form(eta, who):
-    if not isinstance(eta, Form):
-        raise ExpressionError(f"{who} expects a contact 1-form (a Form), got {type(eta).__name__} {eta!r}")
-    try:
-        k = eta.degree
-    except MixedDegreeError:
-        raise MixedDegreeError(f"{who} expects a 1-form; {eta} has mixed degree") from None
-    if k != 1:
-        raise MixedDegreeError(f"{who} expects a 1-form, got a {k}-form {eta}")
+    require_form(eta, 1, who, "contact 1-form")
     if eta.chart.dim % 2 == 0:
         raise NotContactError(
             f"{who}: {eta} lives on the even-dimensional {eta.chart!r}; a contact form needs a chart of"

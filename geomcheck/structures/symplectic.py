@@ -30,14 +30,13 @@ from ..errors import (
     BudgetExceeded,
     ExpressionError,
     GeomcheckError,
-    MixedDegreeError,
     NotSymplecticError,
     SubsystemShapeError,
 )
 from ..fields import VectorField
-from ..forms import Form, d, interior, lie, primitive
+from ..forms import Form, d, interior, lie, primitive, require_form
 from ..hamiltonian import hamiltonian_vector_field
-from ..latex import Derivation, latex
+from ..latex import _nodes_over, Derivation, latex
 from ..zero import decide_zero
 
 __all__ = [
@@ -54,13 +53,7 @@ _TYPESET_OPS = 400
 
 def _size_exceeds(exprs, limit) -> bool:
     """Whether the expressions have more than ``limit`` tree nodes (stops counting early)."""
-    n = 0
-    for e in exprs:
-        for _ in sympy.preorder_traversal(e):
-            n += 1
-            if n > limit:
-                return True
-    return False
+    return _nodes_over(exprs, limit) is not None
 
 
 def _broken_lines(form: Form, per_line: int = 3) -> str:
@@ -136,14 +129,7 @@ def canonical_symplectic_form(q, p, chart: Chart | None = None) -> Form:
 
 
 def _check_two_form(w, who):
-    if not isinstance(w, Form):
-        raise ExpressionError(f"{who} expects a 2-form, got {type(w).__name__} {w!r}")
-    try:
-        k = w.degree
-    except MixedDegreeError:
-        raise MixedDegreeError(f"{who} expects a 2-form; {w} has mixed degree") from None
-    if k != 2:
-        raise MixedDegreeError(f"{who} expects a 2-form, got a {k}-form {w}")
+    require_form(w, 2, who)
 
 
 def _check_field(X, w, who):
