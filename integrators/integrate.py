@@ -31,7 +31,7 @@ from geomcheck.errors import InvalidArgumentError, ShapeError
 from .catalog import scheme as _scheme_by_name
 from .errors import SystemDefinitionError
 from .lower import lower, lower_expressions
-from .systems import STEP_SYMBOL, ContactSystem, HamiltonianSystem
+from .systems import STEP_SYMBOL, CanonicalSystem, ContactSystem
 
 __all__ = ["integrate", "Solution"]
 
@@ -219,7 +219,7 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
 
     Parameters
     ----------
-    system : HamiltonianSystem or ContactSystem (concrete: no undefined functions)
+    system : HamiltonianSystem, ForcedHamiltonianSystem or ContactSystem (concrete: no undefined functions)
     scheme : str (a catalog name, see ``list_schemes()``) or a Scheme
     y0 : array_like, shape (dim,) or (batch, dim)
         Coordinates in the system chart's order (q then p; x, p, z for contact systems).
@@ -247,9 +247,10 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
     UnknownSchemeError, SchemeNotApplicableError, NotLowerableError, ShapeError,
     InvalidArgumentError, NewtonConvergenceError
     """
-    if not isinstance(system, (HamiltonianSystem, ContactSystem)):
+    if not isinstance(system, (CanonicalSystem, ContactSystem)):
         raise SystemDefinitionError(
-            f"integrate expects a HamiltonianSystem or ContactSystem, got {type(system).__name__} {system!r}"
+            f"integrate expects a HamiltonianSystem, ForcedHamiltonianSystem or ContactSystem, got"
+            f" {type(system).__name__} {system!r}"
         )
     s = _scheme_by_name(scheme)
     s.check_applies(system)

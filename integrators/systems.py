@@ -25,7 +25,7 @@ from geomcheck.errors import ExpressionError
 
 from .errors import SystemDefinitionError
 
-__all__ = ["HamiltonianSystem", "ContactSystem", "STEP_SYMBOL"]
+__all__ = ["HamiltonianSystem", "ContactSystem", "CanonicalSystem", "STEP_SYMBOL"]
 
 #: The step-size symbol of every scheme (DESIGN.md: "Step size symbol: h").
 STEP_SYMBOL = sympy.Symbol("h")
@@ -127,7 +127,22 @@ class _System:
         return f"${self._latex()}$"
 
 
-class HamiltonianSystem(_System):
+class CanonicalSystem(_System):
+    """A system on canonical coordinates: positions ``q``, momenta ``p``, chart ``(q, p)``.
+
+    The common base of :class:`HamiltonianSystem` and of systems that share its coordinates
+    and symplectic form but whose vector field is not Hamiltonian on the whole phase space
+    (:class:`integrators.forced.ForcedHamiltonianSystem`).  Schemes that need positions and
+    momenta (partitioned methods, Stormer-Verlet) accept every CanonicalSystem; subclasses
+    provide ``q``, ``p``, ``chart`` (q then p), ``omega``, ``vector_field``, ``energy``.
+    """
+
+    @property
+    def degrees_of_freedom(self) -> int:
+        return len(self.q)
+
+
+class HamiltonianSystem(CanonicalSystem):
     """A canonical Hamiltonian system ``q' = H_p, p' = -H_q``.
 
     Parameters

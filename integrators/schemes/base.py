@@ -21,7 +21,7 @@ import sympy
 import geomcheck as gc
 
 from ..errors import SchemeNotApplicableError
-from ..systems import STEP_SYMBOL, ContactSystem, HamiltonianSystem
+from ..systems import STEP_SYMBOL, CanonicalSystem, ContactSystem, HamiltonianSystem
 
 __all__ = ["Scheme", "PROPERTIES", "REQUIREMENTS"]
 
@@ -29,7 +29,8 @@ PROPERTIES = ("symplectic", "symmetric", "contact", "conformal-symplectic", "ene
 
 #: what a scheme may require of a system, and how to say that it is missing
 REQUIREMENTS = {
-    "hamiltonian": "a canonical Hamiltonian system (positions q and momenta p: a HamiltonianSystem)",
+    "hamiltonian": ("a canonical system (positions q and momenta p: a HamiltonianSystem, or a"
+                    " ForcedHamiltonianSystem from integrators.forced)"),
     "separable": "a separable Hamiltonian H = T(p) + V(q)",
     "contact": "a contact system with a coordinate z (a ContactSystem)",
     "autonomous": "an autonomous system (no explicit time t)",
@@ -54,14 +55,19 @@ class Scheme:
     # -- applicability
     def why_not(self, system):
         """None when the scheme applies to ``system``, else the reason (a sentence)."""
-        if not isinstance(system, (HamiltonianSystem, ContactSystem)):
-            return f"expected a HamiltonianSystem or ContactSystem, got {type(system).__name__} {system!r}"
-        if "hamiltonian" in self.requires and not isinstance(system, HamiltonianSystem):
+        if not isinstance(system, (CanonicalSystem, ContactSystem)):
+            return (f"expected a HamiltonianSystem, ForcedHamiltonianSystem or ContactSystem, got"
+                    f" {type(system).__name__} {system!r}")
+        if "hamiltonian" in self.requires and not isinstance(system, CanonicalSystem):
             if isinstance(system, ContactSystem):
                 return (f"{self.name} needs {REQUIREMENTS['hamiltonian']}; {system!r} is a contact system"
                         " (it has the coordinate z and no symplectic form)")
             return f"{self.name} needs {REQUIREMENTS['hamiltonian']}"
-        if "separable" in self.requires and not (isinstance(system, HamiltonianSystem) and system.is_separable):
+        if "separable" in self.requires and not (isinstance(system, CanonicalSystem) and system.is_separable):
+            if not isinstance(system, HamiltonianSystem):
+                return (f"{self.name} is explicit only when q' depends on p alone and p' on q alone; the"
+                        f" vector field of {system!r} is not of that form (a force or H_qp depends on both);"
+                        " use an implicit scheme (e.g. implicit-midpoint, lobatto-iiia-iiib-2)")
             return (f"{self.name} is explicit only for {REQUIREMENTS['separable']}; the Hamiltonian "
                     f"{system.energy} couples positions and momenta (a mixed derivative H_qp is nonzero);"
                     " use an implicit scheme (e.g. implicit-midpoint, gauss-legendre-4, lobatto-iiia-iiib-2)")
@@ -128,10 +134,11 @@ class Scheme:
         if prop == "symmetric":
             return gc.certify_symmetric(phi, h) if system.time is None else None
         if prop == "symplectic":
-            return gc.certify_symplectic(phi, system.omega) if isinstance(system, HamiltonianSystem) else None
+            # on a forced system this is the honest question "symplectic on the whole phase space?"
+            return gc.certify_symplectic(phi, system.omega) if isinstance(system, CanonicalSystem) else None
         if prop == "conformal-symplectic":
             return (gc.certify_conformal_symplectic(phi, system.omega)
-                    if isinstance(system, HamiltonianSystem) else None)
+                    if isinstance(system, CanonicalSystem) else None)
         if prop == "contact":
             return gc.certify_contact(phi, system.eta) if isinstance(system, ContactSystem) else None
         if prop == "energy-preserving":
