@@ -57,7 +57,9 @@ def _pow_text(printer, expr, base_print):
     b, e = expr.as_base_exp()
     if e.is_Integer and 2 <= e <= _SMALL_POWERS:
         s = printer.parenthesize(b, 100)  # atom-level parentheses
-        return "*".join([s] * int(e))
+        # the product is bracketed as a whole: the printers place a power, which binds
+        # tighter than * and /, unbracketed in a denominator (y/b**2) or an exponent
+        return "(" + "*".join([s] * int(e)) + ")"
     if e.is_Integer and -_SMALL_POWERS <= e <= -1:
         s = printer.parenthesize(b, 100)
         return "1/(" + "*".join([s] * int(-e)) + ")"

@@ -114,3 +114,20 @@ def test_implicit_map_without_explicit_new_state_is_solved_for_all_unknowns():
     got = lower(mid).bind({h: 0.25}).step_array(np.array([[1.0, 0.5]]))
     want = reference(mid, (1, sp.Rational(1, 2)), sp.Rational(1, 4))
     assert np.abs(got[0] - np.array([float(w) for w in want])).max() <= 1e-14
+
+
+def test_small_powers_in_denominators_and_exponents_keep_their_meaning():
+    # regression: b**2 was printed as b*b without brackets, so y/(2*(x+1)**2) became
+    # y/(2*(x+1))*(x+1) in the generated code (found by the Guo case study)
+    M = gc.Chart("x y")
+    x, y = M.coords
+    exprs = [x + h * y / (2 * (x + 1) ** 2), y - h * 2 ** (x**2) / (x**3 + 1) ** 3 + h * (x + y) ** -2]
+    phi = gc.Map(M, M, exprs, parameters=[h])
+    pts = [(sp.Rational(1, 3), sp.Rational(2, 7)), (sp.Rational(5, 4), sp.Rational(-1, 2))]
+    h0 = sp.Rational(1, 10)
+    exact = [[e.subs({x: a, y: b, h: h0}) for e in exprs] for a, b in pts]
+    got = lower(phi).bind({h: float(h0)}).step_array(np.array([[float(a), float(b)] for a, b in pts]))
+    assert np.abs(got - np.array([[float(v) for v in row] for row in exact])).max() <= 1e-14
+    got = lower(phi, backend="mpmath").bind({h: h0}, dps=60).step_array([list(p) for p in pts])
+    for row, want in zip(got, exact):
+        assert max(abs(a - sp.N(b, 70)) for a, b in zip(row, want)) <= mpmath.mpf(10) ** -50
