@@ -1,0 +1,95 @@
+"""The Salnikov & Hamdouni 2019 Section 4 case study (oscillator + Van der Pol): quick profile and controls."""
+
+import os
+
+import numpy as np
+import pytest
+import sympy
+
+import casestudies
+import geomcheck as gc
+from casestudies import salnikov2019_van_der_pol as cs
+from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.structures import oscillator_van_der_pol
+
+
+@pytest.fixture(scope="module")
+def result(tmp_path_factory):
+    return casestudies.run(cs.NAME, "quick", out=str(tmp_path_factory.mktemp("figs")))
+
+
+@pytest.fixture(scope="module")
+def example():
+    return oscillator_van_der_pol(quick=True)
+
+
+def test_quick_profile_passes_every_check(result):
+    failed = [(c.description, c.measured, c.expected) for c in result.checks if not c.passed]
+    assert not failed
+    assert result.passed
+    labels = [label for label, _ in result.certificates]
+    assert any("power balance" in s for s in labels) and any("isotropic" in s for s in labels)
+    assert any("maximal rank" in s for s in labels) and any("discrete power balance" in s for s in labels)
+
+
+def test_checks_cover_the_claims(result):
+    text = " ".join(c.description for c in result.checks)
+    for phrase in ("NOT integrable", "not homological", "Schouten bracket", "Q o Q", "non-uniqueness",
+                   "printed Q differs", "limit cycle", "to the scheme's order 2", "mpmath 50 digits"):
+        assert phrase in text, phrase
+    assert all(c.source.startswith("Sec. 4") for c in result.checks)
+
+
+def test_figures_and_misprints(result):
+    assert len(result.figures) == 4 and all(os.path.getsize(p) > 1000 for p in result.figures)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert len(result.misprints) == 4
+    for _, where in result.misprints:
+        path, name = where.split("::")
+        assert f"def {name}(" in open(os.path.join(root, path)).read()
+
+
+def test_lowered_step_is_the_symbolic_midpoint_rule(example):
+    """One lowered step solves the symbolic mid-point equations (the map that runs is the certified one)."""
+    from integrators.lower import lower
+
+    p = cs.Parameters.quick()
+    phi = cs.midpoint_map(example)
+    values = p.values(example)
+    num = {k: float(sympy.N(v)) for k, v in values.items()}
+    rng = np.random.default_rng(1)
+    Y = rng.uniform(-1, 1, size=(5, 4))
+    Yn = lower(phi).bind({phi.step: 0.05, **num}).step_array(Y)
+    res = sympy.lambdify(list(phi.source.coords) + list(phi.new) + [phi.step] + list(num),
+                         list(phi.equations))
+    r = np.array(res(*Y.T, *Yn.T, 0.05, *num.values()))
+    assert np.abs(r).max() < 1e-12
+
+
+def test_negative_control_trapezoidal_has_no_exact_discrete_power_balance(example):
+    """The function-space identity is the mid-point rule's: the trapezoidal rule's residual is not zero."""
+    S = example.system
+    phi = cs.midpoint_map(example)
+    assert cs.discrete_power_balance(example, phi).holds is True
+    x, X, h = S.x, phi.new, phi.step
+    F = cs.first_order_rhs(example)
+    trap = [Xi - xi - h / 2 * (f + gc.substitute(f, dict(zip(x, X)))) for xi, Xi, f in zip(x, X, F)]
+    psi = gc.ImplicitMap(phi.source, phi.target, trap, new=X, step=h)
+    assert cs.discrete_power_balance(example, psi).holds is False
+
+
+def test_negative_control_misprinted_first_order_system_breaks_eq2(example):
+    """With the printed x2' = -x1 + m Omega q the pH form does not reproduce eq. (2)."""
+    from geomcheck.zero import decide_zero
+
+    P = example.parameters
+    x1, x2, q1, q2 = example.system.x
+    printed = -x1 + P["m"] * P["Omega"] * q1
+    assert decide_zero(cs.first_order_rhs(example)[1] - printed).is_zero is False
+
+
+@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex is not installed")
+def test_derivations_compile(result, example, tmp_path):
+    cert = dict(result.certificates)[next(k for k, _ in result.certificates if "discrete power balance" in k)]
+    compile_pdf(document(cert.derivation.latex()), str(tmp_path / "vdp.pdf"))
+    assert (tmp_path / "vdp.pdf").stat().st_size > 1000
