@@ -248,3 +248,17 @@ class ConstraintError(GeomcheckError, ValueError):
 
 class LatexCompileError(GeomcheckError, RuntimeError):
     """pdflatex failed on a generated document (the message quotes the first LaTeX error)."""
+
+
+# ---------------------------------------------------------------------------
+# implicit derivatives (maps.py, forms.py)
+
+__all__ += ["ImplicitDerivativeError"]
+
+
+class ImplicitDerivativeError(ExpressionError):
+    """A form whose coefficients hold numerically computed implicit derivatives was differentiated.
+
+    Such derivatives (``du/dx`` of an implicit map's unknowns, computed by the implicit
+    function theorem at evaluation points only) have no symbolic derivative of their own.
+    """
