@@ -21,6 +21,7 @@ carries the linear equations ``J_U D + J_x = 0`` as derived unknowns
 (:class:`geomcheck.zero.Relation`), which the zero test solves numerically at each
 evaluation point after Newton's method.  The Jacobian's nonsingularity is then
 checked numerically at construction (:func:`geomcheck.zero.decide_jacobian_singular`).
+``ImplicitMap(..., derivatives="symbolic" | "implicit")`` overrides the choice.
 A form pulled back in this mode cannot be differentiated again (that would need
 second derivatives): :func:`geomcheck.d` raises
 :class:`~geomcheck.errors.ImplicitDerivativeError` instead of treating ``D_kj`` as
@@ -230,6 +231,13 @@ class ImplicitMap:
         new coordinates when the dimensions agree, 0 for auxiliary unknowns).
     step : Symbol, optional
         A small parameter (default: a parameter named ``h``); numeric checks take it small.
+    derivatives : {"auto", "symbolic", "implicit"}
+        How du/dx is obtained (see the module docstring): ``"auto"`` (default) tries
+        symbolic elimination for small systems within a time limit and otherwise uses
+        implicit derivatives; ``"symbolic"`` always tries the elimination, without size or
+        time limit (pullbacks can then be differentiated again), falling back to implicit
+        derivatives only when a pivot's nonzero test is undecided; ``"implicit"`` always
+        uses implicit derivatives.
 
     Attributes
     ----------
@@ -252,9 +260,14 @@ class ImplicitMap:
     """
 
     def __init__(self, source: Chart, target: Chart, equations, new=None, auxiliary=(), parameters=None,
-                 guess=None, step=None):
+                 guess=None, step=None, derivatives="auto"):
         _require_ordinary(source)
         _require_ordinary(target)
+        if derivatives not in ("auto", "symbolic", "implicit"):
+            raise ImplicitMapError(
+                f"ImplicitMap: derivatives={derivatives!r}; expected 'auto', 'symbolic' or 'implicit'"
+            )
+        self.derivatives = derivatives
         eqs = tuple(source.check_expression(e, "ImplicitMap equation") for e in equations)
         if new is None:
             shared = set(target.coords) & set(source.coords)
@@ -326,13 +339,16 @@ class ImplicitMap:
             small = (self.step,) if self.step is not None else ()
             symbolic = {k for row in rows for k, v in row.items() if not v.is_Number}
             sols, why = None, None
-            if len(symbolic) > SYMBOLIC_IFT_MAX_UNKNOWNS:
+            mode = getattr(self, "derivatives", "auto")
+            if mode == "implicit":
+                why = "requested with derivatives='implicit'"
+            elif mode == "auto" and len(symbolic) > SYMBOLIC_IFT_MAX_UNKNOWNS:
                 why = (f"{len(symbolic)} unknowns have non-numeric Jacobian columns (more than"
                        f" {SYMBOLIC_IFT_MAX_UNKNOWNS}: symbolic elimination would fill in)")
             else:
+                deadline = time.monotonic() + SYMBOLIC_IFT_BUDGET if mode == "auto" else None
                 try:
-                    sols = solve_sparse(rows, rhs_columns, len(self.unknowns),
-                                        deadline=time.monotonic() + SYMBOLIC_IFT_BUDGET)
+                    sols = solve_sparse(rows, rhs_columns, len(self.unknowns), deadline=deadline)
                 except SingularSystem as exc:
                     if not exc.undecided:
                         raise ImplicitMapError(
@@ -505,7 +521,7 @@ def compose(psi, phi):
         eqs = [substitute(e, sub) for e in psi.equations]
         return ImplicitMap(phi.source, psi.target, eqs, new=psi.new, auxiliary=psi.auxiliary,
                            parameters=params, guess={u: substitute(g, sub) for u, g in psi.guess.items()},
-                           step=psi.step)
+                           step=psi.step, derivatives=_derivatives_of(psi, phi))
     # phi implicit: its unknowns become auxiliary unknowns of the composite
     taken = set(phi.unknowns) | set(phi.source.coords)
     fresh = {}
@@ -527,7 +543,16 @@ def compose(psi, phi):
         for u, g in psi.guess.items():
             guess[fresh[u]] = substitute(substitute(g, sub), phi.guess)
     return ImplicitMap(phi.source, psi.target, eqs, new=new, auxiliary=aux, parameters=params, guess=guess,
-                       step=phi.step or getattr(psi, "step", None))
+                       step=phi.step or getattr(psi, "step", None), derivatives=_derivatives_of(psi, phi))
+
+
+def _derivatives_of(*maps) -> str:
+    """The ``derivatives`` option of a composite: an explicit request of a factor wins."""
+    modes = {getattr(m, "derivatives", "auto") for m in maps}
+    for mode in ("implicit", "symbolic"):
+        if mode in modes:
+            return mode
+    return "auto"
 
 
 def submanifold_parametrization(chart: Chart, equations: Sequence, solve_for=None, parameters=None, guess=None):

@@ -77,7 +77,13 @@ def taylor_coefficients(phi, h, order: int) -> list:
                 de = diff(de, h)
             out.append(coeffs)
         return out
-    return _implicit_taylor(phi, h, order)
+    # the expansion of an implicit map is costly: keep the longest one computed (per step
+    # symbol) on the map, so that map_order and certify_order at several orders share it
+    memo = phi.__dict__.setdefault("_taylor_memo", {})
+    hit = memo.get(h)
+    if hit is None or len(hit[0]) <= order:
+        hit = memo[h] = _implicit_taylor(phi, h, order)
+    return [list(c[:order + 1]) for c in hit]
 
 
 class _NoSeries(Exception):
@@ -346,6 +352,8 @@ def map_order(phi, X: VectorField, h, max_order: int = 6):
     h^(p+1) coefficient; ``max_order`` if all agree up to it.
     """
     _check(phi, X, h)
+    if isinstance(phi, ImplicitMap):
+        taylor_coefficients(phi, h, max_order)  # one expansion, shared by the orders below
     for p in range(1, max_order + 1):
         c = certify_order(phi, X, h, p)
         if c.holds is False:

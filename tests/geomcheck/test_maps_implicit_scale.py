@@ -40,12 +40,23 @@ def _radau_iia_2():
     return ig.RungeKutta(A, [sympy.Rational(3, 4), sympy.Rational(1, 4)], name="radau-iia-3")
 
 
-def _midpoint_1dof(extra=()):
+def _radau_iia_3():
+    # Radau IIA, 3 stages (order 5), exact entries in Q(sqrt 6)
+    r6 = sympy.sqrt(6)
+    A = [[sympy.Rational(88, 360) - 7 * r6 / 360, sympy.Rational(296, 1800) - 169 * r6 / 1800,
+          -sympy.Rational(2, 225) + 3 * r6 / 225],
+         [sympy.Rational(296, 1800) + 169 * r6 / 1800, sympy.Rational(88, 360) + 7 * r6 / 360,
+          -sympy.Rational(2, 225) - 3 * r6 / 225],
+         [sympy.Rational(16, 36) - r6 / 36, sympy.Rational(16, 36) + r6 / 36, sympy.Rational(1, 9)]]
+    return ig.RungeKutta(A, A[2], name="radau-iia-5")
+
+
+def _midpoint_1dof(derivatives="auto"):
     M = gc.Chart("q p")
     q, p = M.coords
     Q, P = sympy.symbols("Q P")
     mid = [Q - q - h * (p + P) / 2, P - p + h * gc.substitute(V(q).diff(q), {q: (q + Q) / 2})]
-    return M, gc.ImplicitMap(M, M, mid, new=[Q, P])
+    return M, gc.ImplicitMap(M, M, mid, new=[Q, P], derivatives=derivatives)
 
 
 # ---------------------------------------------------------------------------- linalg
@@ -126,14 +137,14 @@ def test_construction_checks_the_jacobian_numerically_when_elimination_is_undeci
     assert cert.holds is True and "implicit function theorem" in cert.method
 
 
-def test_construction_raises_for_a_numerically_singular_jacobian(monkeypatch):
-    monkeypatch.setattr(maps, "SYMBOLIC_IFT_MAX_UNKNOWNS", 0)
+def test_construction_raises_for_a_numerically_singular_jacobian():
     M = gc.Chart("x")
     (x,) = M.coords
     X, v = sympy.symbols("X v")
     W = V(x)
     with pytest.raises(ImplicitMapError, match="singular"):
-        gc.ImplicitMap(M, M, [X + W * v - x, (X + W * v) ** 2 - x**2], new=[X], auxiliary=[v])
+        gc.ImplicitMap(M, M, [X + W * v - x, (X + W * v) ** 2 - x**2], new=[X], auxiliary=[v],
+                       derivatives="implicit")
 
 
 def test_a_decided_singular_jacobian_still_raises_at_construction():
@@ -144,6 +155,21 @@ def test_a_decided_singular_jacobian_still_raises_at_construction():
         gc.ImplicitMap(M, M, [X + v - x, 2 * X + 2 * v - 2 * x], new=[X], auxiliary=[v])
     with pytest.raises(ImplicitMapError, match="occurs in none"):
         gc.ImplicitMap(M, M, [X - x, X**2 - x**2], new=[X], auxiliary=[v])
+
+
+def test_the_derivatives_option(monkeypatch):
+    M, auto = _midpoint_1dof()
+    assert auto.derivative_mode == "symbolic"
+    w = M.d(M.coords[0]) ^ M.d(M.coords[1])
+    assert gc.d(gc.pullback(w, auto)).is_zero() is True  # symbolic derivatives can be differentiated
+    # above the size limit "auto" goes implicit, "symbolic" still eliminates
+    monkeypatch.setattr(maps, "SYMBOLIC_IFT_MAX_UNKNOWNS", 0)
+    assert _midpoint_1dof()[1].derivative_mode == "implicit"
+    assert _midpoint_1dof("symbolic")[1].derivative_mode == "symbolic"
+    forced = _midpoint_1dof("implicit")[1]
+    assert forced.derivative_mode == "implicit" and "requested" in forced.derivative_note
+    with pytest.raises(ImplicitMapError, match="expected 'auto', 'symbolic' or 'implicit'"):
+        _midpoint_1dof("numeric")
 
 
 # ---------------------------------------------------------------------------- certificates
@@ -157,8 +183,9 @@ def test_gauss4_on_two_dof_is_symplectic_by_randomized_evaluation(gauss4_two_dof
     assert "computed numerically by the implicit function theorem at each evaluation point" in cert.method
 
 
-def test_radau_iia_on_two_dof_is_not_symplectic_with_a_confirmed_counterexample(two_dof):
-    phi = _radau_iia_2().step_map(two_dof)
+@pytest.mark.parametrize("tableau", [_radau_iia_2, _radau_iia_3], ids=["radau-iia-2-stage", "radau-iia-3-stage"])
+def test_radau_iia_on_two_dof_is_not_symplectic_with_a_confirmed_counterexample(two_dof, tableau):
+    phi = tableau().step_map(two_dof)
     cert = gc.certify_symplectic(phi, two_dof.omega)
     assert phi.derivative_mode == "implicit"
     assert cert.holds is False and cert.stage == "counterexample"
@@ -181,31 +208,31 @@ def test_conformal_certificate_falls_back_to_two_points(gauss4_two_dof, two_dof)
     assert "two independent points" in cert.method
 
 
-def test_conformal_certificate_two_points_sees_a_nonconstant_factor(monkeypatch):
-    monkeypatch.setattr(maps, "SYMBOLIC_IFT_MAX_UNKNOWNS", 0)
+def test_conformal_certificate_two_points_sees_a_nonconstant_factor():
     M = gc.Chart("q p")
     q, p = M.coords
     Q, P, g = sympy.symbols("Q P gamma")
     w = M.d(q) ^ M.d(p)
     # damped symplectic Euler: P = exp(-gamma h) p - h V'(q), Q = q + h P; factor exp(-gamma h)
-    damped = gc.ImplicitMap(M, M, [Q - q - h * P, P - sympy.exp(-g * h) * p + h * V(q).diff(q)], new=[Q, P])
+    damped = gc.ImplicitMap(M, M, [Q - q - h * P, P - sympy.exp(-g * h) * p + h * V(q).diff(q)], new=[Q, P],
+                            derivatives="implicit")
     assert damped.derivative_mode == "implicit"
     ok = gc.certify_conformal_symplectic(damped, w)
     assert ok.holds is True and "two independent points" in ok.method
     # with V'(Q) instead of V'(q): dQ ^ dP = dq ^ d(e^{-gamma h} p) / (1 + h^2 V''(Q)), a factor
     # that depends on the point
-    wrong = gc.ImplicitMap(M, M, [Q - q - h * P, P - sympy.exp(-g * h) * p + h * V(Q).diff(Q)], new=[Q, P])
+    wrong = gc.ImplicitMap(M, M, [Q - q - h * P, P - sympy.exp(-g * h) * p + h * V(Q).diff(Q)], new=[Q, P],
+                           derivatives="implicit")
     bad = gc.certify_conformal_symplectic(wrong, w)
     assert bad.holds is False and bad.stage == "counterexample"
     assert "two independent points" in bad.method
     # the factor 1 + h q Q depends on the point too
-    stretched = gc.ImplicitMap(M, M, [Q - q - h * p, P - (1 + h * q * Q) * p], new=[Q, P])
+    stretched = gc.ImplicitMap(M, M, [Q - q - h * p, P - (1 + h * q * Q) * p], new=[Q, P], derivatives="implicit")
     assert gc.certify_conformal_symplectic(stretched, w).holds is False
 
 
-def test_pulling_back_twice_by_an_implicit_derivative_map(monkeypatch):
-    monkeypatch.setattr(maps, "SYMBOLIC_IFT_MAX_UNKNOWNS", 0)
-    M, phi = _midpoint_1dof()
+def test_pulling_back_twice_by_an_implicit_derivative_map():
+    M, phi = _midpoint_1dof("implicit")
     assert phi.derivative_mode == "implicit"
     w = M.d(M.coords[0]) ^ M.d(M.coords[1])
     twice = gc.pullback(gc.pullback(w, phi), phi)
@@ -248,9 +275,8 @@ def test_taylor_mode_agrees_with_repeated_differentiation():
 
 
 @pytest.mark.skipif(not pdflatex_available(), reason="pdflatex is not installed")
-def test_implicit_derivative_derivations_compile(tmp_path, monkeypatch):
-    monkeypatch.setattr(maps, "SYMBOLIC_IFT_MAX_UNKNOWNS", 0)
-    M, phi = _midpoint_1dof()
+def test_implicit_derivative_derivations_compile(tmp_path):
+    M, phi = _midpoint_1dof("implicit")
     w = M.d(M.coords[0]) ^ M.d(M.coords[1])
     for cert in (gc.certify_symplectic(phi, w), gc.certify_conformal_symplectic(phi, w)):
         assert cert.holds is True
@@ -260,7 +286,8 @@ def test_implicit_derivative_derivations_compile(tmp_path, monkeypatch):
 @pytest.mark.parametrize("name", ["gauss-legendre-6", "gauss-legendre-8"])
 def test_many_stage_gauss_catalog_certificates_on_one_dof(name):
     # order, symmetry and symplecticity of the 3- and 4-stage Gauss maps on H = p^2/2 + V(q)
-    # (the catalog test skips them as too slow for the symbolic route; a few seconds now)
+    # (tests/integrators/test_catalog.py skips them as too slow for the symbolic route;
+    # 0.7 s and 2 s now)
     q, p = sympy.symbols("q p")
     system = ig.HamiltonianSystem(p**2 / 2 + V(q), q, p)
     certs = ig.scheme(name).certify(system)
