@@ -258,3 +258,17 @@ __all__ += ["PortHamiltonianShapeError"]
 
 class PortHamiltonianShapeError(PortHamiltonianError, ShapeError):
     """J, R or g of a port-Hamiltonian system has the wrong shape for the state x and inputs u."""
+
+
+# ---------------------------------------------------------------------------
+# implicit derivatives (maps.py, forms.py)
+
+__all__ += ["ImplicitDerivativeError"]
+
+
+class ImplicitDerivativeError(ExpressionError):
+    """A form whose coefficients hold numerically computed implicit derivatives was differentiated.
+
+    Such derivatives (``du/dx`` of an implicit map's unknowns, computed by the implicit
+    function theorem at evaluation points only) have no symbolic derivative of their own.
+    """

@@ -41,6 +41,7 @@ from .calculus import diff, free_coordinates
 from .errors import (
     ChartMismatchError,
     ExpressionError,
+    ImplicitDerivativeError,
     MixedDegreeError,
     NotClosedError,
     UnknownCoordinateError,
@@ -56,7 +57,9 @@ class Dependence:
 
     ``derivatives[u][j]`` is du/dx_j (possibly containing the unknowns); ``relation``
     (a :class:`geomcheck.zero.Relation`) is what fixes the unknowns, so that zero tests
-    run on its solution manifold.
+    run on its solution manifold.  With implicit derivatives (see :mod:`geomcheck.maps`)
+    du/dx_j is one of the relation's derived symbols, fixed numerically at evaluation
+    points; such symbols have no derivative of their own.
     """
 
     relation: object
@@ -72,6 +75,8 @@ class Dependence:
             [mapping.get(u, u) for u in rel.unknowns],
             guess={mapping.get(u, u): rel.guess[u].xreplace(mapping) for u in rel.unknowns},
             small=rel.small,
+            derived=[([mapping.get(x, x) for x in symbols], [r.xreplace(mapping) for r in rhs])
+                     for symbols, rhs in rel.derived],
         )
         derivatives = {
             mapping.get(u, u): {j: v.xreplace(mapping) for j, v in row.items()}
@@ -209,12 +214,12 @@ class Form:
         if not self.dependence:
             return other.terms, other.dependence
         mine = {dep.relation for dep in self.dependence}
-        taken = {u for dep in self.dependence for u in dep.relation.unknowns}
+        taken = {u for dep in self.dependence for u in dep.relation.unknowns + dep.relation.derived_symbols}
         rename = {}
         for dep in other.dependence:
             if dep.relation in mine:
                 continue
-            for u in dep.relation.unknowns:
+            for u in dep.relation.unknowns + dep.relation.derived_symbols:
                 if u in taken:
                     rename[u] = sympy.Dummy(u.name)
         merged = list(self.dependence)
@@ -389,15 +394,29 @@ def _require_field(X, a):
 # unknowns of an implicit map)
 
 
+#: the derivative-table entry of an implicit derivative: it has no derivative of its own
+_NOT_DIFFERENTIABLE = object()
+
+
 def _dependence_table(form: Form) -> dict:
     table = {}
     for dep in form.dependence:
         table.update(dep.derivatives)
+        for x in dep.relation.derived_symbols:
+            table[x] = _NOT_DIFFERENTIABLE
     return table
 
 
 def coefficient_gradient(c, chart: Chart, table: Mapping) -> list:
-    """``[(j, dc/dx_j)]`` for every coordinate index j the derivative may not vanish for."""
+    """``[(j, dc/dx_j)]`` for every coordinate index j the derivative may not vanish for.
+
+    Raises
+    ------
+    ImplicitDerivativeError
+        ``c`` contains an implicit derivative (a derived symbol of a relation, see
+        :mod:`geomcheck.maps`): its derivative would need second derivatives of the
+        implicit map, which are not available, and treating it as a constant is wrong.
+    """
     index = chart._index
     grad = {}
     coords = chart.coordinate_set
@@ -413,6 +432,14 @@ def coefficient_gradient(c, chart: Chart, table: Mapping) -> list:
             row = table.get(u)
             if row is None:
                 continue
+            if row is _NOT_DIFFERENTIABLE:
+                raise ImplicitDerivativeError(
+                    f"cannot differentiate a coefficient containing the implicit derivative {u}: the form was pulled"
+                    " back by an implicit map whose derivatives are computed numerically (implicit function theorem"
+                    " at evaluation points), so its exterior or Lie derivative would need second derivatives of the"
+                    " map, which are not available; decide the property without differentiating the pullback"
+                    " (e.g. compare values at two independent points)"
+                )
             du = diff(c, u)
             if du == 0:
                 continue

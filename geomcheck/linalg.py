@@ -6,24 +6,59 @@ of constant forms, which then never leaves exact rational arithmetic), then the
 smallest symbolic entries that the zero test decides are not identically zero.
 Used for ``i_X w = dH``, the contact equations and the implicit function
 theorem, so that no large symbolic matrix is ever inverted.
+
+A pivot is *decided* zero only when the zero test proves it; a pivot the test cannot
+decide within its budget is *undecided*.  When no usable pivot is left,
+:class:`SingularSystem` says which of the two happened (``undecided``): a decided
+singularity is a fact about the equations, an undecided one only says that symbolic
+elimination gave up.  Fill-in can make later pivots huge, so a ``deadline`` (a
+``time.monotonic()`` value) stops the elimination early with :class:`EliminationTooCostly`.
+
+>>> import sympy
+>>> x = sympy.Symbol("x")
+>>> solve_sparse([{0: 2, 1: x}, {1: 1}], [[1, 3]], 2)
+[[1/2 - 3*x/2, 3]]
+>>> try:
+...     solve_sparse([{0: x - x}, {0: 0}], [[1, 1]], 1)
+... except SingularSystem as exc:
+...     print(exc.column, exc.undecided)
+0 False
 """
 
 from __future__ import annotations
 
+import time
 from typing import Sequence
 
 import sympy
 
 from .errors import GeomcheckError
 
-__all__ = ["SingularSystem", "InconsistentSystem", "solve_sparse"]
+__all__ = ["SingularSystem", "InconsistentSystem", "EliminationTooCostly", "solve_sparse"]
+
+#: seconds the zero test may spend on one candidate pivot
+PIVOT_BUDGET = 5.0
 
 
 class SingularSystem(GeomcheckError, ValueError):
-    """No nonzero pivot exists for some unknown (internal; callers rephrase it)."""
+    """No usable pivot for some unknown (internal; callers rephrase it).
 
-    def __init__(self, column):
-        super().__init__(f"no nonzero pivot for unknown {column}")
+    ``undecided`` is False when every candidate pivot was proved zero (the system is
+    singular) and True when some candidate could not be decided within the budget.
+    """
+
+    def __init__(self, column, undecided=False):
+        what = "no pivot decided nonzero" if undecided else "no nonzero pivot"
+        super().__init__(f"{what} for unknown {column}")
+        self.column = column
+        self.undecided = undecided
+
+
+class EliminationTooCostly(GeomcheckError, TimeoutError):
+    """The symbolic elimination passed its deadline (internal: callers take another route)."""
+
+    def __init__(self, column, ncols):
+        super().__init__(f"symbolic elimination passed its deadline at unknown {column} of {ncols}")
         self.column = column
 
 
@@ -35,23 +70,31 @@ class InconsistentSystem(GeomcheckError, ValueError):
         self.residual = residual
 
 
-def _is_nonzero(entry) -> bool:
-    if entry.is_Number:
-        return entry != 0
-    from .zero import decide_zero
-
-    return decide_zero(entry, budget=5.0).is_zero is False
+def _pivot_budget(deadline):
+    if deadline is None:
+        return PIVOT_BUDGET
+    return max(0.05, min(PIVOT_BUDGET, deadline - time.monotonic()))
 
 
-def _is_zero_or_unknown(entry) -> bool:
+def _zero_status(entry, deadline=None):
+    """True (proved zero), False (proved nonzero) or None (undecided)."""
     if entry.is_Number:
         return entry == 0
     from .zero import decide_zero
 
-    return decide_zero(entry, budget=5.0).is_zero is not False
+    return decide_zero(entry, budget=_pivot_budget(deadline)).is_zero
 
 
-def solve_sparse(rows: Sequence[dict], rhs: Sequence[Sequence], ncols: int):
+def _is_zero_or_unknown(entry) -> bool:
+    return _zero_status(entry) is not False
+
+
+def _check_deadline(deadline, col, ncols):
+    if deadline is not None and time.monotonic() > deadline:
+        raise EliminationTooCostly(col, ncols)
+
+
+def solve_sparse(rows: Sequence[dict], rhs: Sequence[Sequence], ncols: int, deadline=None):
     """Solve ``A x = b_k`` for every right-hand side ``b_k``.
 
     Parameters
@@ -60,6 +103,8 @@ def solve_sparse(rows: Sequence[dict], rhs: Sequence[Sequence], ncols: int):
         The rows of A (at least ``ncols`` of them; extra rows must be consistent).
     rhs : list of right-hand sides, each a list with one entry per row.
     ncols : number of unknowns.
+    deadline : float, optional
+        A ``time.monotonic()`` value after which the elimination stops.
 
     Returns
     -------
@@ -67,32 +112,43 @@ def solve_sparse(rows: Sequence[dict], rhs: Sequence[Sequence], ncols: int):
 
     Raises
     ------
-    SingularSystem, InconsistentSystem
+    SingularSystem
+        No pivot for some unknown (``undecided`` says whether the zero test gave up).
+    InconsistentSystem
+    EliminationTooCostly
+        The deadline passed.
     """
     A = [{c: sympy.sympify(v) for c, v in r.items() if v != 0} for r in rows]
     B = [[sympy.sympify(b[i]) for b in rhs] for i in range(len(A))]
     free = set(range(len(A)))
     pivots = {}
     for col in range(ncols):
+        _check_deadline(deadline, col, ncols)
         candidates = [r for r in free if col in A[r]]
         numeric = [r for r in candidates if A[r][col].is_Number]
         chosen = None
+        undecided = False
         if numeric:
             # prefer sparse rows: less fill-in
             chosen = min(numeric, key=lambda r: len(A[r]))
         else:
             for r in sorted(candidates, key=lambda r: sympy.count_ops(A[r][col])):
-                if _is_nonzero(A[r][col]):
+                status = _zero_status(A[r][col], deadline)
+                if status is False:
                     chosen = r
                     break
+                if status is None:
+                    undecided = True
+                _check_deadline(deadline, col, ncols)
         if chosen is None:
-            raise SingularSystem(col)
+            raise SingularSystem(col, undecided=undecided)
         free.discard(chosen)
         pivots[col] = chosen
         prow, pb, piv = A[chosen], B[chosen], A[chosen][col]
         for r in range(len(A)):
             if r == chosen or col not in A[r]:
                 continue
+            _check_deadline(deadline, col, ncols)
             factor = A[r][col] / piv
             row = A[r]
             for c, v in prow.items():

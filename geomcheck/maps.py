@@ -8,6 +8,25 @@ form whose coefficients contain the map's unknowns (the new coordinates and any
 auxiliary stage variables); such a form remembers that dependence, so that its
 derivatives are total derivatives and its zero test runs on the solution manifold.
 
+Implicit derivatives
+--------------------
+The symbolic solve of ``J_U du/dx = -J_x`` suffers fill-in: for a 4-stage Gauss
+method on two degrees of freedom its pivots become huge expressions in the jets of
+the potential, whose nonzero test runs out of time.  So the symbolic route is taken
+only for small systems (at most :data:`SYMBOLIC_IFT_MAX_UNKNOWNS` unknowns with
+non-numeric Jacobian columns) and within :data:`SYMBOLIC_IFT_BUDGET` seconds.
+Otherwise -- or when a pivot's nonzero test is undecided -- the map uses *implicit
+derivatives*: ``du_k/dx_j`` is a fresh symbol ``D_kj``, and the relation of the map
+carries the linear equations ``J_U D + J_x = 0`` as derived unknowns
+(:class:`geomcheck.zero.Relation`), which the zero test solves numerically at each
+evaluation point after Newton's method.  The Jacobian's nonsingularity is then
+checked numerically at construction (:func:`geomcheck.zero.decide_jacobian_singular`).
+``ImplicitMap(..., derivatives="symbolic" | "implicit")`` overrides the choice.
+A form pulled back in this mode cannot be differentiated again (that would need
+second derivatives): :func:`geomcheck.d` raises
+:class:`~geomcheck.errors.ImplicitDerivativeError` instead of treating ``D_kj`` as
+constants.
+
 >>> import geomcheck as gc, sympy
 >>> M = gc.Chart("q p")
 >>> q, p = M.coords
@@ -20,6 +39,7 @@ True
 
 from __future__ import annotations
 
+import time
 from typing import Mapping, Sequence
 
 import sympy
@@ -28,9 +48,16 @@ from .algebra import KNOWN_COORDINATES, Accumulator, Chart, mul_terms
 from .calculus import diff, free_coordinates
 from .errors import ChartMismatchError, ExpressionError, ImplicitMapError, MapError
 from .forms import Dependence, Form, _require_ordinary, coefficient_gradient
-from .linalg import SingularSystem, solve_sparse
+from .linalg import EliminationTooCostly, SingularSystem, solve_sparse
 
 __all__ = ["Map", "ImplicitMap", "compose", "pullback", "restrict", "submanifold_parametrization", "substitute"]
+
+#: seconds the symbolic elimination of the implicit function theorem may take before
+#: the map switches to implicit derivatives
+SYMBOLIC_IFT_BUDGET = 3.0
+#: above this many unknowns whose Jacobian column is not numeric, the symbolic
+#: elimination is not tried (its fill-in grows too fast): implicit derivatives at once
+SYMBOLIC_IFT_MAX_UNKNOWNS = 4
 
 
 def substitute(expr, mapping: Mapping):
@@ -204,18 +231,43 @@ class ImplicitMap:
         new coordinates when the dimensions agree, 0 for auxiliary unknowns).
     step : Symbol, optional
         A small parameter (default: a parameter named ``h``); numeric checks take it small.
+    derivatives : {"auto", "symbolic", "implicit"}
+        How du/dx is obtained (see the module docstring): ``"auto"`` (default) tries
+        symbolic elimination for small systems within a time limit and otherwise uses
+        implicit derivatives; ``"symbolic"`` always tries the elimination, without size or
+        time limit (pullbacks can then be differentiated again), falling back to implicit
+        derivatives only when a pivot's nonzero test is undecided; ``"implicit"`` always
+        uses implicit derivatives.
+
+    Attributes
+    ----------
+    derivative_mode : str
+        ``"symbolic"`` (du/dx as expressions) or ``"implicit"`` (du/dx as symbols fixed
+        numerically by the implicit function theorem; see the module docstring); set
+        once :attr:`dependence` has been computed (at construction for this class).
+    derivative_note : str
+        Why the mode was chosen, and for implicit derivatives how the Jacobian's
+        nonsingularity was checked.
 
     Raises
     ------
     ImplicitMapError
         Wrong number of equations, or a Jacobian with respect to the unknowns that is
-        singular (the equations do not determine the new coordinates).
+        singular (the equations do not determine the new coordinates).  When symbolic
+        elimination cannot decide, nonsingularity is checked numerically at random points
+        of the solution manifold; if even that is undecided (Newton's method fails), no
+        error is raised and certificates of the map will answer None.
     """
 
     def __init__(self, source: Chart, target: Chart, equations, new=None, auxiliary=(), parameters=None,
-                 guess=None, step=None):
+                 guess=None, step=None, derivatives="auto"):
         _require_ordinary(source)
         _require_ordinary(target)
+        if derivatives not in ("auto", "symbolic", "implicit"):
+            raise ImplicitMapError(
+                f"ImplicitMap: derivatives={derivatives!r}; expected 'auto', 'symbolic' or 'implicit'"
+            )
+        self.derivatives = derivatives
         eqs = tuple(source.check_expression(e, "ImplicitMap equation") for e in equations)
         if new is None:
             shared = set(target.coords) & set(source.coords)
@@ -256,6 +308,8 @@ class ImplicitMap:
             step = next((s for s in syms if s.name == "h" and s not in allowed), None)
         self.step = step
         self._dependence = None
+        self.derivative_mode = None
+        self.derivative_note = None
         self.dependence  # validate the Jacobian now: bad input fails at construction
 
     @property
@@ -281,22 +335,78 @@ class ImplicitMap:
                 grads = dict(coefficient_gradient(e, self.source, {}))
                 for j in range(self.source.dim):
                     rhs_columns[j].append(-grads.get(j, sympy.S.Zero))
-            try:
-                sols = solve_sparse(rows, rhs_columns, len(self.unknowns))
-            except SingularSystem as exc:
-                raise ImplicitMapError(
-                    f"ImplicitMap: the equations do not determine {self.unknowns[exc.column]}: their Jacobian"
-                    f" with respect to the unknowns {list(self.unknowns)} is singular"
-                ) from None
-            derivatives = {u: {} for u in self.unknowns}
-            for j, sol in enumerate(sols):
-                for k, v in enumerate(sol):
-                    if v != 0:
-                        derivatives[self.unknowns[k]][j] = v
+            self._check_structure(rows)
             small = (self.step,) if self.step is not None else ()
-            relation = Relation(list(self.equations), list(self.unknowns), guess=self.guess, small=small)
-            self._dependence = Dependence(relation, derivatives)
+            symbolic = {k for row in rows for k, v in row.items() if not v.is_Number}
+            sols, why = None, None
+            mode = getattr(self, "derivatives", "auto")
+            if mode == "implicit":
+                why = "requested with derivatives='implicit'"
+            elif mode == "auto" and len(symbolic) > SYMBOLIC_IFT_MAX_UNKNOWNS:
+                why = (f"{len(symbolic)} unknowns have non-numeric Jacobian columns (more than"
+                       f" {SYMBOLIC_IFT_MAX_UNKNOWNS}: symbolic elimination would fill in)")
+            else:
+                deadline = time.monotonic() + SYMBOLIC_IFT_BUDGET if mode == "auto" else None
+                try:
+                    sols = solve_sparse(rows, rhs_columns, len(self.unknowns), deadline=deadline)
+                except SingularSystem as exc:
+                    if not exc.undecided:
+                        raise ImplicitMapError(
+                            f"ImplicitMap: the equations do not determine {self.unknowns[exc.column]}: their Jacobian"
+                            f" with respect to the unknowns {list(self.unknowns)} is singular"
+                        ) from None
+                    why = (f"symbolic elimination could not decide whether a pivot for {self.unknowns[exc.column]}"
+                           " is nonzero")
+                except EliminationTooCostly:
+                    why = f"symbolic elimination took more than {SYMBOLIC_IFT_BUDGET:g} s"
+            if sols is not None:
+                derivatives = {u: {} for u in self.unknowns}
+                for j, sol in enumerate(sols):
+                    for k, v in enumerate(sol):
+                        if v != 0:
+                            derivatives[self.unknowns[k]][j] = v
+                relation = Relation(list(self.equations), list(self.unknowns), guess=self.guess, small=small)
+                self.derivative_mode = "symbolic"
+                self.derivative_note = "derivatives of the unknowns by symbolic sparse elimination"
+                self._dependence = Dependence(relation, derivatives)
+            else:
+                self._dependence = self._implicit_dependence(rhs_columns, small, why)
         return self._dependence
+
+    def _check_structure(self, rows):
+        """A decided singularity visible without any algebra: an unused unknown."""
+        used = {k for row in rows for k in row}
+        for k, u in enumerate(self.unknowns):
+            if k not in used:
+                raise ImplicitMapError(
+                    f"ImplicitMap: the equations do not determine {u}: it occurs in none of them (their Jacobian"
+                    f" with respect to the unknowns {list(self.unknowns)} is singular)"
+                )
+
+    def _implicit_dependence(self, rhs_columns, small, why) -> Dependence:
+        """du_k/dx_j as fresh symbols fixed by ``J_U D + J_x = 0`` (see the module docstring)."""
+        from .zero import Relation, decide_jacobian_singular
+
+        derived, derivatives = [], {u: {} for u in self.unknowns}
+        for j, column in enumerate(rhs_columns):
+            if all(v == 0 for v in column):
+                continue  # no equation contains x_j: du/dx_j = 0
+            x = self.source.coords[j]
+            symbols = [sympy.Dummy(f"D[{u.name},{x.name}]") for u in self.unknowns]
+            derived.append((symbols, [-v for v in column]))
+            for u, D in zip(self.unknowns, symbols):
+                derivatives[u][j] = D
+        relation = Relation(list(self.equations), list(self.unknowns), guess=self.guess, small=small,
+                            derived=derived)
+        check = decide_jacobian_singular(relation)
+        if check.is_zero is True:
+            raise ImplicitMapError(
+                f"ImplicitMap: the equations do not determine the unknowns {list(self.unknowns)}: their Jacobian"
+                f" is singular ({check.method})"
+            )
+        self.derivative_mode = "implicit"
+        self.derivative_note = f"implicit derivatives ({why}); Jacobian check: {check.method}"
+        return Dependence(relation, derivatives)
 
     def substitution(self) -> dict:
         return dict(zip(self.target.coords, self.new))
@@ -327,8 +437,10 @@ def _transport(deps, subst: Mapping, guess_subst: Mapping, chain: Sequence, avoi
 
     rename = {}
     for dep in deps:
-        for u in dep.relation.unknowns:
-            if u in avoid:
+        rel = dep.relation
+        if any(u in avoid for u in rel.unknowns + rel.derived_symbols):
+            # the same implicit map met twice: all its unknowns, derived ones too, get fresh names
+            for u in rel.unknowns + rel.derived_symbols:
                 rename[u] = sympy.Dummy(u.name)
     full = {**subst, **rename}
     out = []
@@ -347,6 +459,8 @@ def _transport(deps, subst: Mapping, guess_subst: Mapping, chain: Sequence, avoi
             [rename.get(u, u) for u in rel.unknowns],
             guess={rename.get(u, u): substitute(rel.guess[u], guess_subst) for u in rel.unknowns},
             small=rel.small,
+            derived=[([rename.get(x, x) for x in symbols], [substitute(r, full) for r in rhs])
+                     for symbols, rhs in rel.derived],
         )
         out.append(Dependence(relation, derivatives))
     return tuple(out), rename
@@ -375,7 +489,7 @@ def pullback(a: Form, phi) -> Form:
         dep = phi.dependence
         dphi = [dep.derivatives[u] for u in phi.new]
         guess_subst = {y: phi.guess[u] for y, u in zip(phi.target.coords, phi.new)}
-        avoid = set(phi.source.coords) | set(phi.unknowns)
+        avoid = set(phi.source.coords) | set(phi.unknowns) | set(dep.relation.derived_symbols)
         own = (dep,)
     dependence, rename = _transport(a.dependence, mapping, guess_subst, dphi, avoid)
     full = {**mapping, **rename}
@@ -407,7 +521,7 @@ def compose(psi, phi):
         eqs = [substitute(e, sub) for e in psi.equations]
         return ImplicitMap(phi.source, psi.target, eqs, new=psi.new, auxiliary=psi.auxiliary,
                            parameters=params, guess={u: substitute(g, sub) for u, g in psi.guess.items()},
-                           step=psi.step)
+                           step=psi.step, derivatives=_derivatives_of(psi, phi))
     # phi implicit: its unknowns become auxiliary unknowns of the composite
     taken = set(phi.unknowns) | set(phi.source.coords)
     fresh = {}
@@ -429,7 +543,16 @@ def compose(psi, phi):
         for u, g in psi.guess.items():
             guess[fresh[u]] = substitute(substitute(g, sub), phi.guess)
     return ImplicitMap(phi.source, psi.target, eqs, new=new, auxiliary=aux, parameters=params, guess=guess,
-                       step=phi.step or getattr(psi, "step", None))
+                       step=phi.step or getattr(psi, "step", None), derivatives=_derivatives_of(psi, phi))
+
+
+def _derivatives_of(*maps) -> str:
+    """The ``derivatives`` option of a composite: an explicit request of a factor wins."""
+    modes = {getattr(m, "derivatives", "auto") for m in maps}
+    for mode in ("implicit", "symbolic"):
+        if mode in modes:
+            return mode
+    return "auto"
 
 
 def submanifold_parametrization(chart: Chart, equations: Sequence, solve_for=None, parameters=None, guess=None):

@@ -69,6 +69,17 @@ equations at the solution, so a smooth ``V`` with all these values exists and th
 is as strong as without relations except for correlations between equation jets at
 several distinct points.
 
+A relation may also carry *derived linear unknowns* (``Relation(..., derived=...)``):
+columns ``D`` fixed by ``J D + rhs = 0`` with ``J`` the Jacobian of the equations, e.g.
+the derivatives ``du/dx`` of the unknowns by the implicit function theorem.  After
+Newton's method they are computed at each point by one LU factorization of ``J`` (with
+partial pivoting, at the working precision, again at the higher precision of every
+confirmation) shared by all columns.  They involve one derivative order more of the
+equations' functions, so the jets of ``J`` and ``rhs`` are taken from the same random
+polynomials (whose degree accounts for that order) wherever they occur: the values of
+``D`` and the expression's own jets then belong to one smooth function.  The exact
+stage treats ``D`` as free symbols, which is sound (zero for all values is zero).
+
 Examples
 --------
 >>> import sympy
@@ -110,6 +121,7 @@ __all__ = [
     "canonical_jets",
     "from_jets",
     "Relation",
+    "decide_jacobian_singular",
     "Jet",
     "jet_function",
 ]
@@ -570,6 +582,16 @@ class Relation:
     small : sequence of sympy.Symbol
         Symbols to draw small, e.g. the step size ``h`` of an implicit scheme, so that
         the solution near ``guess`` exists and Newton converges.
+    derived : sequence of (symbols, rhs), optional
+        *Derived linear unknowns*.  Each pair defines a column of new symbols (one per
+        unknown, in the order of ``unknowns``) by the linear equations
+        ``J . symbols + rhs == 0``, where ``J`` is the Jacobian of ``equations`` with
+        respect to ``unknowns`` and ``rhs`` has one expression per equation (in the
+        other symbols, the unknowns and the symbols of *earlier* columns).  With
+        ``rhs = dF/dx`` the column is ``du/dx`` (implicit function theorem): the
+        derivatives of the unknowns without any symbolic elimination.  At every point
+        of the randomized stage they are computed numerically, after Newton's method,
+        from one LU factorization of ``J`` shared by all columns.
 
     Raises
     ------
@@ -587,9 +609,17 @@ class Relation:
     ...              guess={Q: q, P: p}, small=[h])
     >>> decide_zero(Q - q - h*(p + P)/2, relations=[R]).is_zero
     True
+
+    The derivatives of Q, P by q as derived unknowns ``dQ, dP`` (``J (dQ, dP) + F_q = 0``):
+
+    >>> dQ, dP = sympy.symbols("dQ dP")
+    >>> F = [Q - q - h*(p + P)/2, P - p + h*sympy.sin((q + Q)/2)]
+    >>> R2 = Relation(F, [Q, P], guess={Q: q, P: p}, small=[h], derived=[([dQ, dP], [f.diff(q) for f in F])])
+    >>> decide_zero(dP + h*sympy.cos((q + Q)/2)*(1 + dQ)/2, relations=[R2]).is_zero
+    True
     """
 
-    def __init__(self, equations, unknowns, guess=None, small=()):
+    def __init__(self, equations, unknowns, guess=None, small=(), derived=()):
         if isinstance(equations, sympy.Basic) or not hasattr(equations, "__iter__"):
             equations = [equations]
         self.equations = tuple(_as_expr(e, "Relation equation") for e in equations)
@@ -621,9 +651,53 @@ class Relation:
         self.small = tuple(small)
         if not all(isinstance(s, sympy.Symbol) for s in self.small) or unknown_set & set(self.small):
             raise ImplicitMapError(f"Relation: small={self.small!r} must be symbols that are not unknowns")
+        self.derived = self._check_derived(derived, unknown_set)
+
+    def _check_derived(self, derived, unknown_set):
+        columns = []
+        seen = set()
+        for n, pair in enumerate(derived or ()):
+            try:
+                symbols, rhs = pair
+            except (TypeError, ValueError):
+                raise ImplicitMapError(f"Relation: derived entry {n} must be a pair (symbols, rhs), got {pair!r}") from None
+            symbols = tuple(symbols)
+            rhs = tuple(_as_expr(r, f"Relation derived right-hand side {n}") for r in rhs)
+            if len(symbols) != len(self.unknowns) or len(rhs) != len(self.equations):
+                raise ImplicitMapError(
+                    f"Relation: derived column {n} has {len(symbols)} symbols and {len(rhs)} right-hand sides; "
+                    f"expected one symbol per unknown ({len(self.unknowns)}) and one entry per equation"
+                )
+            bad = [x for x in symbols if not isinstance(x, sympy.Symbol) or x in seen or x in unknown_set
+                   or x in self.small]
+            if bad or len(set(symbols)) != len(symbols):
+                raise ImplicitMapError(
+                    f"Relation: derived symbols {list(symbols)} must be distinct Symbols that are not unknowns, "
+                    "small symbols or symbols of another column"
+                )
+            if any(set(symbols) & r.free_symbols for r in rhs):
+                raise ImplicitMapError(f"Relation: the right-hand side of derived column {n} refers to its own symbols")
+            seen.update(symbols)
+            columns.append((symbols, rhs))
+        all_derived = set(seen)
+        earlier = set()
+        for n, (symbols, rhs) in enumerate(columns):
+            ahead = all_derived - earlier - set(symbols)
+            if any(ahead & r.free_symbols for r in rhs):
+                raise ImplicitMapError(f"Relation: derived column {n} refers to symbols of a later column")
+            earlier.update(symbols)
+        if any(all_derived & e.free_symbols for e in self.equations) or any(
+                all_derived & g.free_symbols for g in self.guess.values()):
+            raise ImplicitMapError("Relation: the equations and guesses may not refer to derived symbols")
+        return tuple(columns)
+
+    @property
+    def derived_symbols(self) -> tuple:
+        """Every derived symbol, column by column."""
+        return tuple(x for symbols, _ in self.derived for x in symbols)
 
     def _key(self):
-        return (self.equations, self.unknowns, tuple(self.guess[u] for u in self.unknowns), self.small)
+        return (self.equations, self.unknowns, tuple(self.guess[u] for u in self.unknowns), self.small, self.derived)
 
     def __eq__(self, other):
         return isinstance(other, Relation) and self._key() == other._key()
@@ -1700,6 +1774,143 @@ def clear_caches():
     tableaux.clear_caches()
 
 
+def decide_jacobian_singular(relation, *, budget=10.0, dps=50, points=3, seed=0) -> ZeroDecision:
+    """Decide whether ``det(d equations / d unknowns)`` vanishes on the relation's solution manifold.
+
+    The equations are solved by Newton's method at random points (as in the randomized
+    stage of :func:`decide_zero`) and the determinant of the Jacobian is evaluated there;
+    one that is clearly nonzero relative to the sizes of the Jacobian's rows and stays so
+    at twice the digits proves the Jacobian nonsingular (``is_zero`` False, the point in
+    ``point``).  When Newton's method fails at every point, the Jacobian is evaluated with
+    the unknowns drawn at random too: if it is singular there at every point it is
+    singular identically (``is_zero`` True); otherwise the answer is None.
+
+    Parameters
+    ----------
+    relation : Relation
+    budget, dps, points, seed
+        As for :func:`decide_zero`.
+
+    Returns
+    -------
+    ZeroDecision
+        ``is_zero`` True (singular), False (nonsingular) or None (undecided).
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x, u, v, h = sympy.symbols("x u v h")
+    >>> decide_jacobian_singular(Relation([u - x - h*v**2, v - h*u], [u, v], small=[h])).is_zero
+    False
+    >>> decide_jacobian_singular(Relation([u + v - x, 2*u + 2*v - 2*x], [u, v])).is_zero
+    True
+    """
+    _check_parameters(budget, dps, points)
+    if not isinstance(relation, Relation):
+        raise ExpressionError(f"decide_jacobian_singular expects a Relation, got {type(relation).__name__}")
+    start = time.monotonic()
+    deadline = start + budget
+    if len(relation.equations) != len(relation.unknowns):
+        raise ImplicitMapError("decide_jacobian_singular needs as many equations as unknowns")
+    plain = Relation(relation.equations, relation.unknowns, guess=relation.guess, small=relation.small)
+    try:
+        with _Alarm(deadline):
+            prog = _Program()
+            prog.deadline = deadline
+            rel = _prepare_relations((plain,), prog.jet_memo, deadline)
+            if len(rel.equations) != len(rel.unknowns):
+                return ZeroDecision(True, "exact", "singular: two equations coincide up to sign")
+            ev, _order, info = _setup_numeric(prog, [], rel, seed, dps, deadline)
+    except _Interrupted:
+        return ZeroDecision(None, "unknown", f"unknown: compiling the Jacobian exceeded the {budget:g} s budget")
+    unknown_set = set(rel.unknowns)
+    small = rel.small
+    draw_syms = sorted((x for x in prog.symbols if x not in unknown_set), key=_symbol_key)
+
+    def det_at(ctx, symv):
+        ev.use_poly_for_all = True
+        try:
+            vals, _ = ev.run(ctx, info["order_eq"], symv)
+        finally:
+            ev.use_poly_for_all = False
+        J = [[vals[x] for x in row] for row in info["jac_roots"]]
+        # relative to Hadamard's bound, a determinant below 10**(-0.7 dps) is rounding noise
+        bound = ctx.one
+        for row in J:
+            bound *= ctx.sqrt(ctx.fsum(abs(x) ** 2 for x in row))
+        if not bound:
+            return ctx.zero, True
+        det = ctx.det(ctx.matrix(J)) if J else ctx.one
+        return det, abs(det) <= bound * ctx.mpf(10) ** (-(7 * ctx.dps) // 10)
+
+    zero_points = failures = 0
+    try:
+        with _Alarm(deadline):
+            for j in range(TRIES_PER_POINT * points):
+                if zero_points >= points:
+                    break
+                base = {x: _symbol_value(x, seed, j, small) for x in draw_syms}
+                ctx = _context(dps)
+                try:
+                    _vals, _mags, state = _evaluate_point(ev, prog, base, info, [], dps, j)
+                    symv = _symvals(prog, ctx, base)
+                    symv.update(zip(info["unknown_nodes"], state))
+                    det, small_det = det_at(ctx, symv)
+                except (_BadPoint, ArithmeticError, ValueError, TypeError):
+                    failures += 1
+                    continue
+                if small_det:
+                    zero_points += 1
+                    continue
+                ctx2 = _context(2 * dps)
+                try:
+                    state2 = _newton(ev, info, ctx2, _symvals(prog, ctx2, base), [ctx2.convert(x) for x in state])
+                    symv2 = _symvals(prog, ctx2, base)
+                    symv2.update(zip(info["unknown_nodes"], state2))
+                    det2, small2 = det_at(ctx2, symv2)
+                except (_BadPoint, ArithmeticError, ValueError, TypeError):
+                    continue
+                if small2 or abs(det2 - det) > abs(det2) * ctx2.mpf(10) ** (-(dps // 2)):
+                    continue
+                point = {str(x): sympy.Rational(*base[x]) for x in draw_syms}
+                point.update({str(u): mpmath.nstr(v, 20) for u, v in zip(rel.unknowns, state2)})
+                return ZeroDecision(
+                    False, "counterexample",
+                    f"nonsingular: the Jacobian's determinant is {_fmt(det2)} at a random point of the solution "
+                    f"manifold (solved by Newton's method), confirmed at {2 * dps} digits", point, det2)
+            if zero_points >= points:
+                return ZeroDecision(True, "randomized",
+                                    f"singular: the Jacobian's determinant vanishes at {_plural(zero_points, 'point')} "
+                                    f"of the solution manifold ({dps} digits)")
+            if zero_points == 0:
+                # Newton failed everywhere: is the Jacobian singular even off the manifold?
+                free = 0
+                for j in range(points):
+                    ctx = _context(dps)
+                    base = {x: _symbol_value(x, seed, j, small) for x in draw_syms}
+                    symv = _symvals(prog, ctx, base)
+                    for k, u in enumerate(rel.unknowns):
+                        symv[prog.symbols[u]] = _to_ctx(ctx, _symbol_value(u, seed, j, ()))
+                    try:
+                        _det, small_det = det_at(ctx, symv)
+                    except (_BadPoint, ArithmeticError, ValueError, TypeError):
+                        break
+                    if not small_det:
+                        break
+                    free += 1
+                if free == points:
+                    return ZeroDecision(True, "randomized",
+                                        f"singular: the Jacobian's determinant vanishes at {_plural(points, 'point')} "
+                                        f"with the unknowns drawn at random too ({dps} digits); Newton's method "
+                                        "failed on the manifold")
+    except _Interrupted:
+        return ZeroDecision(None, "unknown", f"unknown: the check exceeded the {budget:g} s budget")
+    why = (f"Newton's method failed at {_plural(failures, 'point')}" if failures else "no usable point")
+    if zero_points:
+        why += f", and the determinant vanished at {_plural(zero_points, 'point')} only"
+    return ZeroDecision(None, "unknown", f"unknown: {why}")
+
+
 def _plural(n, word):
     return f"{n} {word}" + ("" if n == 1 else "s")
 
@@ -1804,7 +2015,7 @@ class _Job:
         try:
             with _Alarm(self.deadline):
                 if rel is not None:
-                    unknown_nodes = {prog.symbols.get(u) for u in rel.unknowns} - {None}
+                    unknown_nodes = {prog.symbols.get(u) for u in rel.unknowns + rel.derived_symbols} - {None}
                     if not unknown_nodes.intersection(prog.reachable(troots)):
                         rel = None  # nothing to solve for: the relations do not matter
                 ev, order, info = _setup_numeric(prog, troots, rel, seed, dps, self.deadline)
@@ -1812,7 +2023,7 @@ class _Job:
             return self.unknown(f"preparing the randomized stage exceeded the {self.budget:g} s budget")
         except _BadPoint as exc:
             return self.unknown(f"the relations cannot be used: {exc}")
-        unknown_set = set(rel.unknowns) if rel is not None else set()
+        unknown_set = set(rel.unknowns) | set(rel.derived_symbols) if rel is not None else set()
         small = rel.small if rel is not None else set()
         draw_syms = sorted((s for s in prog.symbols if s not in unknown_set), key=_symbol_key)
         signed = prog.nonanalytic
@@ -1923,12 +2134,18 @@ def _exact_phrase(prog):
 class _Relations:
     """The relations of one decision in jet form, with their Jacobian and guesses."""
 
-    def __init__(self, unknowns, equations, jacobian, guesses, small):
+    def __init__(self, unknowns, equations, jacobian, guesses, small, derived=()):
         self.unknowns = unknowns
         self.equations = equations
         self.jacobian = jacobian
         self.guesses = guesses
         self.small = small
+        # per relation with derived unknowns: (its Jacobian, its unknowns, [(symbols, rhs)])
+        self.derived = derived
+
+    @property
+    def derived_symbols(self):
+        return tuple(x for _jac, _u, columns in self.derived for symbols, _ in columns for x in symbols)
 
 
 def _prepare_relations(rels, memo, deadline):
@@ -1956,16 +2173,38 @@ def _prepare_relations(rels, memo, deadline):
     jac = []
     for e in eqs:
         _check_deadline(deadline)
-        jac.append([e.diff(u) for u in unknowns])
-    return _Relations(tuple(unknowns), eqs, jac, guesses, small)
+        jac.append(_gradient(e, unknowns))
+    derived = []
+    for r in rels:
+        if not r.derived:
+            continue
+        rjac = []
+        for e in r.equations:
+            _check_deadline(deadline)
+            rjac.append(_gradient(conv(e), r.unknowns))
+        columns = [(symbols, [conv(x) for x in rhs]) for symbols, rhs in r.derived]
+        derived.append((rjac, r.unknowns, columns))
+    return _Relations(tuple(unknowns), eqs, jac, guesses, small, tuple(derived))
+
+
+def _gradient(e, unknowns):
+    """``[de/du for u in unknowns]``, differentiating only by the unknowns ``e`` contains."""
+    present = e.free_symbols
+    return [e.diff(u) if u in present else sympy.S.Zero for u in unknowns]
 
 
 def _manifold_phrase(info):
     if info is None:
         return ""
     rel = info["rel"]
+    names = list(map(str, rel.unknowns))
+    shown = ", ".join(names) if len(names) <= 12 else ", ".join(names[:12]) + f", ... ({len(names)} unknowns)"
     txt = (f" on the solution manifold of {_plural(len(rel.equations), 'equation')} for "
-           f"{', '.join(map(str, rel.unknowns))} (solved by Newton's method")
+           f"{shown} (solved by Newton's method")
+    nd = len(rel.derived_symbols)
+    if nd:
+        txt += (f"; the {_plural(nd, 'derivative')} of the unknowns computed numerically by the implicit "
+                "function theorem at each evaluation point (one LU factorization of the Jacobian)")
     if rel.small:
         txt += f"; {', '.join(sorted(map(str, rel.small)))} drawn in (1/100, 1/20)"
     if info["degrees"]:
@@ -1986,10 +2225,13 @@ def _setup_numeric(prog, troots, rel, seed, dps, deadline):
         prog.add(u)
     order_eq = prog.reachable(eq_roots + [x for row in jac_roots for x in row])
     order_guess = prog.reachable(guess_roots)
-    # the jets of the equations, and the derivative orders the polynomial model must carry
+    derived_blocks, derived_roots = _compile_derived(prog, rel, deadline)
+    # the jets of the equations, and the derivative orders the polynomial model must carry;
+    # derived unknowns are computed from derivatives of the equations (one order more),
+    # whose jets must come from the same polynomials wherever they occur
     eq_jets = set()
     maxorder = {}
-    for i in prog.reachable(eq_roots):
+    for i in prog.reachable(eq_roots + derived_roots):
         op, data, _args = prog.nodes[i]
         if op == _JET:
             name, index, _ = data
@@ -2017,8 +2259,110 @@ def _setup_numeric(prog, troots, rel, seed, dps, deadline):
         "order_guess": order_guess,
         "unknown_nodes": [prog.symbols[u] for u in rel.unknowns],
         "degrees": degrees,
+        "derived": derived_blocks,
     }
     return ev, order_entries, info
+
+
+def _compile_derived(prog, rel, deadline):
+    """Nodes of the derived unknowns' linear systems, grouped by evaluation level.
+
+    Returns ``(blocks, roots)``; a block is ``(jacobian node rows, jacobian order,
+    levels)`` and a level ``(order, [(symbol nodes, rhs nodes)])``: the columns of a
+    level refer only to derived symbols of earlier levels.
+    """
+    blocks, roots = [], []
+    for rjac, unknowns, columns in rel.derived:
+        for u in unknowns:
+            prog.add(u)
+        jr = [[prog.add(x, deadline) for x in row] for row in rjac]
+        level_of = {}
+        grouped = {}
+        for symbols, rhs in columns:
+            refs = set().union(*(r.free_symbols for r in rhs))
+            lev = 1 + max((level_of[x] for x in refs if x in level_of), default=-1)
+            for x in symbols:
+                level_of[x] = lev
+            grouped.setdefault(lev, []).append(
+                ([prog.add(x) for x in symbols], [prog.add(r, deadline) for r in rhs]))
+        levels = []
+        for lev in sorted(grouped):
+            cols = grouped[lev]
+            rhs_nodes = [r for _, rhs in cols for r in rhs]
+            roots.extend(rhs_nodes)
+            levels.append((prog.reachable(rhs_nodes), cols))
+        flat = [x for row in jr for x in row]
+        roots.extend(flat)
+        blocks.append((jr, prog.reachable(flat), levels))
+    return blocks, roots
+
+
+def _lu_factor(ctx, A):
+    """LU with partial pivoting of a square mpmath list-of-lists; raises _BadPoint if singular."""
+    n = len(A)
+    LU = [list(row) for row in A]
+    perm = list(range(n))
+    scale = max((abs(x) for row in A for x in row), default=ctx.zero)
+    if not scale:
+        raise _BadPoint("a singular Jacobian of the relations")
+    tiny = scale * ctx.mpf(10) ** (-(ctx.dps * 7) // 10)
+    for k in range(n):
+        piv = max(range(k, n), key=lambda r: abs(LU[r][k]))
+        if abs(LU[piv][k]) <= tiny:
+            raise _BadPoint("a singular Jacobian of the relations")
+        if piv != k:
+            LU[k], LU[piv] = LU[piv], LU[k]
+            perm[k], perm[piv] = perm[piv], perm[k]
+        pk = LU[k][k]
+        rowk = LU[k]
+        for r in range(k + 1, n):
+            row = LU[r]
+            if not row[k]:
+                continue
+            f = row[k] / pk
+            row[k] = f
+            for c in range(k + 1, n):
+                if rowk[c]:
+                    row[c] -= f * rowk[c]
+    return LU, perm
+
+
+def _lu_solve(LU, perm, b):
+    n = len(LU)
+    y = [b[p] for p in perm]
+    for r in range(n):
+        row = LU[r]
+        acc = y[r]
+        for c in range(r):
+            if row[c]:
+                acc -= row[c] * y[c]
+        y[r] = acc
+    for r in range(n - 1, -1, -1):
+        row = LU[r]
+        acc = y[r]
+        for c in range(r + 1, n):
+            if row[c]:
+                acc -= row[c] * y[c]
+        y[r] = acc / row[r]
+    return y
+
+
+def _solve_derived(ev, info, ctx, symv):
+    """Set the derived unknowns in ``symv``: one LU of each relation's Jacobian, many columns."""
+    if not info["derived"]:
+        return
+    ev.use_poly_for_all = True
+    try:
+        for jr, jorder, levels in info["derived"]:
+            vals, _ = ev.run(ctx, jorder, symv)
+            LU, perm = _lu_factor(ctx, [[vals[x] for x in row] for row in jr])
+            for order, cols in levels:
+                vals, _ = ev.run(ctx, order, symv)
+                for sym_nodes, rhs_nodes in cols:
+                    sol = _lu_solve(LU, perm, [-vals[r] for r in rhs_nodes])
+                    symv.update(zip(sym_nodes, sol))
+    finally:
+        ev.use_poly_for_all = False
 
 
 def _symvals(prog, ctx, base):
@@ -2041,7 +2385,9 @@ def _newton(ev, info, ctx, symv, start):
             J = [[vals[x] for x in row] for row in info["jac_roots"]]
             try:
                 if len(F) == n:
-                    delta = ctx.lu_solve(ctx.matrix(J), ctx.matrix([-f for f in F]))
+                    # our own LU on lists: mpmath's matrix class costs ~1 s per 40 x 40 solve
+                    LU, perm = _lu_factor(ctx, J)
+                    delta = _lu_solve(LU, perm, [-f for f in F])
                 else:
                     # more (consistent) equations than unknowns: Gauss-Newton, which
                     # converges quadratically on a zero-residual system
@@ -2089,6 +2435,7 @@ def _evaluate_point(ev, prog, base, info, order, dps, j=0):
                 if attempt == NEWTON_STARTS - 1:
                     raise
         symv.update(zip(info["unknown_nodes"], state))
+        _solve_derived(ev, info, ctx, symv)
     vals, mags = ev.run(ctx, order, symv)
     return vals, mags, state
 
@@ -2101,6 +2448,7 @@ def _reevaluate(ev, prog, base, info, order, d, state):
     if info is not None:
         new_state = _newton(ev, info, ctx, symv, [ctx.convert(x) for x in state])
         symv.update(zip(info["unknown_nodes"], new_state))
+        _solve_derived(ev, info, ctx, symv)
     vals, mags = ev.run(ctx, order, symv)
     return vals, mags, new_state
 
@@ -2145,6 +2493,10 @@ def _describe_point(ev, prog, base, info, root, vals, state):
     if info is not None:
         for u, value in zip(info["rel"].unknowns, state):
             point[str(u)] = mpmath.nstr(value, 20)
+        nd = len(info["rel"].derived_symbols)
+        if nd:
+            point["derivatives of the unknowns"] = (f"{nd} values computed by the implicit function theorem "
+                                                    "at this point")
     for i in reach:
         op, data, args = prog.nodes[i]
         if op != _JET:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import sympy
 
-from ..errors import ChartMismatchError, ExpressionError, MixedDegreeError
+from ..errors import ChartMismatchError, ExpressionError, ImplicitDerivativeError, MixedDegreeError
 from ..forms import Form, d
 from ..latex import Derivation, latex
 from ..maps import ImplicitMap, Map, pullback, substitute
@@ -189,17 +189,47 @@ def certify_conformal_symplectic(phi, omega: Form) -> Certificate:
     source = _on(omega, phi.source)
     pulled = pullback(target, phi)
     k = _factor(pulled, source)
-    # k must be a constant: its differential vanishes (on the solution manifold for implicit maps)
-    dk = d(Form._raw(phi.source, {(): k} if k != 0 else {}, 0, pulled.dependence))
-    constant = dk.zero_decision()
-    extra = (constant.is_zero, f"the factor is constant ({constant.method})"
-             if constant.is_zero else f"the factor is not shown constant: d k = {dk} ({constant.method})", constant)
     D = _map_step(Derivation(r"$\varphi$ is conformally symplectic: $\varphi^*\omega = k\,\omega$"), phi)
     D = D.add(r"The symplectic form is", r"\omega &= " + _show(source))
     D = D.add(r"Its pullback is", r"\varphi^*\omega &= " + _show(pulled))
     D = D.add(r"Comparing one component gives the factor", r"k &= " + _show(k))
-    D = D.add(r"and $k$ must be constant:", r"\mathrm{d}k &= " + _show(dk))
+    # k must be a constant: its differential vanishes (on the solution manifold for implicit maps)
+    try:
+        dk = d(Form._raw(phi.source, {(): k} if k != 0 else {}, 0, pulled.dependence))
+    except ImplicitDerivativeError:
+        # implicit derivatives have no derivative: compare k at two independent points instead
+        constant, k2 = _constant_by_two_points(k, phi.source, pulled.dependence)
+        extra = (constant.is_zero, f"the factor takes the same value at two independent points, so it is constant"
+                 f" ({constant.method})" if constant.is_zero else
+                 f"the factor is not shown constant: k(x) - k(y) at two independent points ({constant.method})", constant)
+        D = D.add(r"and $k$ must be constant; its differential would need second derivatives of the implicit map,"
+                  r" so $k$ is compared at two independent points $x$, $y$:",
+                  r"k(x) - k(y) &= " + _show(k - k2))
+    else:
+        constant = dk.zero_decision()
+        extra = (constant.is_zero, f"the factor is constant ({constant.method})"
+                 if constant.is_zero else f"the factor is not shown constant: d k = {dk} ({constant.method})", constant)
+        D = D.add(r"and $k$ must be constant:", r"\mathrm{d}k &= " + _show(dk))
     return _certificate("phi^* omega == k omega, k constant", pulled - k * source, D, factor=k, extra=extra)
+
+
+def _constant_by_two_points(k, chart, dependence):
+    """Decide ``k(x) == k(y)`` for independent points x, y (on the solution manifold).
+
+    A copy of k and of its relations with every coordinate, unknown and derived symbol
+    renamed is a function of the second point; the difference vanishes identically iff k
+    is constant (on a connected domain).  Returns the decision and the copy of k.
+    """
+    from ..zero import decide_zero
+
+    rename = {x: sympy.Dummy(x.name + "'") for x in chart.coords}
+    for dep in dependence:
+        for u in dep.relation.unknowns + dep.relation.derived_symbols:
+            rename[u] = sympy.Dummy(u.name)
+    copies = [dep.renamed(rename) for dep in dependence]
+    k2 = k.xreplace(rename)
+    relations = tuple(dep.relation for dep in dependence) + tuple(dep.relation for dep in copies)
+    return decide_zero(k - k2, relations=relations), k2
 
 
 def certify_contact(phi, eta: Form) -> Certificate:

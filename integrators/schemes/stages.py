@@ -44,15 +44,15 @@ __all__ = ["stage_step", "stage_parameters", "StageMap"]
 class StageMap(gc.ImplicitMap):
     """A gc.ImplicitMap whose implicit-function-theorem data is computed on first use.
 
-    ``gc.ImplicitMap`` validates its Jacobian (a symbolic sparse solve) at construction.
-    For many-stage methods that costs seconds (measured: 4 s for the 2-stage Gauss method
-    on Henon-Heiles, 10 s for the 4-stage one on the pendulum; for the 4-stage one on
-    Henon-Heiles, 20 unknowns, the engine even reports the Jacobian singular, which it is
-    not at h = 0) and integration never needs it.  Here the same data is computed when a
-    certificate first asks for it.
-    The stage equations of a Runge-Kutta method have the identity as Jacobian at h = 0,
-    so they are well posed for small h; a singular Jacobian is still reported (as
-    ImplicitMapError) by the first certificate.
+    ``gc.ImplicitMap`` validates its Jacobian at construction: a symbolic sparse solve
+    for small systems, else a numeric check of ``det J`` on the solution manifold (see
+    the "Implicit derivatives" section of :mod:`geomcheck.maps`).  Integration never
+    needs either (before implicit derivatives, the symbolic solve took seconds for
+    many-stage methods and, for the 4-stage Gauss method on two degrees of freedom,
+    wrongly reported the Jacobian singular after 90 s), so here the same data is
+    computed when a certificate first asks for it.  The stage equations of a Runge-Kutta
+    method have the identity as Jacobian at h = 0, so they are well posed for small h;
+    a singular Jacobian is still reported (as ImplicitMapError) by the first certificate.
     """
 
     def __init__(self, *args, **kwargs):

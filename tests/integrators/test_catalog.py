@@ -11,18 +11,6 @@ from integrators.errors import SchemeNotApplicableError, UnknownSchemeError
 
 NAMES = ig.list_schemes()
 
-# Certificates on the generic system H = p^2/2 + V(q) that take more than ~10 s each are
-# skipped here (measured on the shared 2-core test machine, load 1-3):
-#   gauss-legendre-6: order 16-23 s, symmetric 9-17 s (symplectic, 4.5 s, is kept);
-#   gauss-legendre-8: symplectic 27-48 s; symmetric: geomcheck's certify_symmetric raises
-#   ImplicitMapError ("Jacobian ... singular") when it composes the 4-stage map with its
-#   h -> -h twin (20 unknowns), reported to the engine; order not measured (minutes).
-# Their order is certified by Butcher trees and their symplecticity / symmetry by the
-# tableau conditions (test_declared_order_and_properties_are_computed), and the symbolic
-# maps of gauss-legendre-2 and -4 (the same construction) are certified below.
-EXPENSIVE = {("gauss-legendre-6", "order"), ("gauss-legendre-6", "symmetric"), ("gauss-legendre-8", "order"),
-             ("gauss-legendre-8", "symplectic"), ("gauss-legendre-8", "symmetric")}
-
 
 def test_catalog_lists_the_required_schemes():
     required = {"explicit-euler", "rk4", "symplectic-euler-a", "symplectic-euler-b", "stormer-verlet",
@@ -72,8 +60,6 @@ CASES = [(name, prop) for name in NAMES for prop in ["order", *sorted(declared(n
 
 @pytest.mark.parametrize("name, prop", CASES, ids=[f"{n}-{p}" for n, p in CASES])
 def test_declared_property_is_certified_on_a_generic_system(name, prop):
-    if (name, prop) in EXPENSIVE:
-        pytest.skip("over 10 s on the generic system; certified from the tableau instead (see EXPENSIVE)")
     s = ig.scheme(name)
     cert = s.certify(generic_for(name), properties=[prop])[prop]
     assert cert.holds is True, (name, prop, cert.method)

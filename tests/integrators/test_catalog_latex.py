@@ -6,17 +6,10 @@ import integrators as ig
 from geomcheck.latex import compile_pdf, document, pdflatex_available
 from integrators.examples import default_example_for
 
-# the high-stage Gauss methods take tens of seconds to certify on generic systems;
-# they are certified in their own tests and benchmark
-_SLOW = {"gauss-legendre-6", "gauss-legendre-8"}
-
-
 @pytest.mark.skipif(not pdflatex_available(), reason="pdflatex not installed")
 def test_all_catalog_certificates_compile_in_one_document(tmp_path):
     parts = []
     for name in ig.list_schemes():
-        if name in _SLOW:
-            continue
         s = ig.scheme(name)
         system = ig.example_system(default_example_for(s))
         for prop, cert in s.certify(system).items():
