@@ -42,7 +42,7 @@ def _verdicts(comment):
 def test_readme_has_exactly_two_setup_commands():
     commands = re.findall(r"```\n(python3 -m venv[^\n]*)\n```", README.read_text())
     assert len(commands) == 2
-    assert "geomcheck demo" in commands[0]
+    assert commands[0].endswith("pip install . && geomcheck report --out report")
     assert "python -m pytest" in commands[1]
     ci = (README.parent / ".ci" / "run").read_text()
     assert commands[1] in ci, ".ci/run must run the README's test command verbatim"
