@@ -44,7 +44,7 @@ from typing import Mapping, Sequence
 
 import sympy
 
-from .algebra import KNOWN_COORDINATES, Accumulator, Chart, mul_terms
+from .algebra import Accumulator, Chart, mul_terms
 from .calculus import diff, free_coordinates
 from .errors import ChartMismatchError, ExpressionError, ImplicitMapError, MapError
 from .forms import Dependence, Form, _require_ordinary, coefficient_gradient
@@ -87,12 +87,18 @@ def substitute(expr, mapping: Mapping):
     return expr.xreplace(mapping)
 
 
-def _check_symbols(owner: str, exprs, allowed: frozenset, parameters):
-    """Refuse coordinates of other charts (and undeclared symbols when parameters are given)."""
+def _check_symbols(owner: str, exprs, allowed: frozenset, parameters, others=()):
+    """Refuse coordinates of the ``others`` charts (the target of a map into another chart), and
+    undeclared symbols when parameters are given.
+
+    Without declared parameters every other symbol is a constant parameter: which charts
+    happen to exist elsewhere in the process must not change what a map means.
+    """
+    other = frozenset().union(*(c.coordinate_set for c in others))
     for k, e in exprs:
         syms = e.free_symbols
         if parameters is None:
-            foreign = {s for s in syms - allowed if s in KNOWN_COORDINATES}
+            foreign = (syms - allowed) & other
         else:
             foreign = syms - allowed - set(parameters)
         if foreign:
@@ -115,8 +121,8 @@ class Map:
     exprs : sequence (in target-coordinate order) or dict {target coordinate: expression}
     parameters : sequence of Symbol, optional
         Constant symbols the expressions may contain.  When omitted, any symbol that
-        is not a coordinate of some chart counts as a parameter; a coordinate of
-        another chart (e.g. N's when N is not M) is refused either way.
+        is not a source coordinate counts as a parameter, except the coordinates of the
+        target when it is another chart (e.g. N's when N is not M), which are refused.
     """
 
     def __init__(self, source: Chart, target: Chart, exprs, parameters=None):
@@ -142,7 +148,8 @@ class Map:
         self.target = target
         self.exprs = tuple(source.check_expression(v, f"Map expression for {y}") for y, v in zip(target.coords, values))
         self.parameters = None if parameters is None else tuple(parameters)
-        _check_symbols("Map", zip(target.coords, self.exprs), source.coordinate_set, self.parameters)
+        _check_symbols("Map", zip(target.coords, self.exprs), source.coordinate_set, self.parameters,
+                       () if target == source else (target,))
         self._jacobian = None
 
     @property
@@ -297,7 +304,8 @@ class ImplicitMap:
         self.parameters = None if parameters is None else tuple(parameters)
         allowed = source.coordinate_set | frozenset(unknowns)
         # the unknowns may be coordinates of the target chart: they are allowed here
-        _check_symbols("ImplicitMap", [(f"equation {i}", e) for i, e in enumerate(eqs)], allowed, self.parameters)
+        _check_symbols("ImplicitMap", [(f"equation {i}", e) for i, e in enumerate(eqs)], allowed, self.parameters,
+                       () if target == source else (target,))
         if guess is None:
             guess = {}
             if len(new) == source.dim:

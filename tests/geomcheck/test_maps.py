@@ -344,3 +344,17 @@ def test_restriction_needs_a_solvable_coordinate():
     x, y, z = X.coords
     with pytest.raises(MapError):
         gc.restrict(X.d(x), [x**2 + y**2 - 1])  # no coordinate appears linearly
+
+
+def test_charts_created_elsewhere_do_not_change_what_a_map_means():
+    # regression: a process-wide registry of coordinates made an undeclared parameter m
+    # an error as soon as any chart anywhere had a coordinate named m
+    gc.Chart("m k_elsewhere")
+    M = gc.Chart("x v")
+    x, v = M.coords
+    m, hh = sp.symbols("m h")
+    phi = gc.Map(M, M, [x + hh * v, v - hh * x / m])
+    assert phi.exprs[1] == v - hh * x / m
+    psi = gc.ImplicitMap(M, M, [sp.Symbol("X") - x - hh * sp.Symbol("V"), sp.Symbol("V") - v + hh * m * x],
+                         new=sp.symbols("X V"))
+    assert psi.parameters is None
