@@ -10,7 +10,7 @@ The system is :func:`geomcheck.structures.mass_spring_beam_system` (force derive
 contact velocities: eq. (94), ``f = dx/(rho dx + m1) (...)``), the scheme the AVF
 discrete-gradient scheme; certified (Theorems 5 and 6) on the very system and scheme that run, and
 run through the same symbolic equations lowered to one linear solve per step
-(:func:`casestudies.komatsu2020_wave_beam.lower_linear_scheme`; the test
+(:func:`integrators.linear.lower_linear_scheme`; the test
 ``tests/casestudies/test_komatsu2020_wave_beam.py::test_lowered_step_solves_the_symbolic_equations``
 holds the lowered step against the equations, here too:
 ``tests/casestudies/test_komatsu2020_mass_spring_beam.py::test_lowered_step_solves_the_symbolic_equations``).
@@ -272,7 +272,7 @@ def run(profile="quick", out=".", parameters=None) -> CaseResult:
     res.certificates.append((f"grad V3 = D4 u3 with D4 as printed (eq. 90, corner 5), N = {N}",
                              certify_gradient_operator(B, fourth_difference_matrix(B.n, B.spacing), 1)))
     res.derivations.append(S.force.derivation)
-    from .komatsu2020_wave_beam import lower_linear_scheme
+    from integrators.linear import lower_linear_scheme
 
     lowered = lower_linear_scheme(sch.equations, sch.current, sch.new, {sch.step: _q(p.dt)})
     res.derivations.append(_lowering_derivation(sch, p.dt, lowered, "(u_1, v_1, u_3, v_3)", "(94)"))

@@ -75,6 +75,8 @@ from geomcheck.structures import (
     wave_beam_system,
 )
 
+from integrators.linear import LinearStep, lower_linear_scheme  # noqa: F401  (re-exported for the tests)
+
 from ._core import CaseResult, check_below, check_true
 
 __all__ = [
@@ -113,132 +115,6 @@ MISPRINTS = [
      "the two agree); with x1 != x2 the contact velocities drift apart and the damped energy identity fails",
      _OWN + "test_printed_theorem6_force_breaks_the_damped_run"),
 ]
-
-
-# --------------------------------------------------------------------------- lowering
-
-
-@dataclass(frozen=True)
-class LinearStep:
-    r"""A one-step scheme ``A z^+ + B z = 0`` lowered from symbolic equations linear in ``z^+`` and ``z``.
-
-    ``A`` and ``B`` hold the EXACT coefficients (sympy numbers) as ``{(row, column): value}``;
-    ``current`` and ``new`` are the symbols of ``z`` and ``z^+``.  Build with
-    :func:`lower_linear_scheme`.
-
-    Examples
-    --------
-    >>> import sympy
-    >>> x, X = sympy.symbols("x X")
-    >>> L = lower_linear_scheme([X - x / 2], [x], [X])
-    >>> L.float_stepper()(np.array([4.0]))
-    array([2.])
-    """
-
-    current: tuple
-    new: tuple
-    A: dict
-    B: dict
-
-    @property
-    def dim(self) -> int:
-        return len(self.current)
-
-    @property
-    def C(self) -> dict:
-        """``A + B`` (exact): the step is ``z^+ = z + Delta`` with ``A Delta = -C z``.
-
-        The increment form is the same equation, ``A z^+ + B z = A (z^+ - z) + (A + B) z``, but it
-        does not cancel the large ``1/dt`` terms of ``A z^+`` and ``B z`` in floating point.
-        """
-        out = dict(self.A)
-        for k, b in self.B.items():
-            out[k] = out.get(k, 0) + b
-        return {k: v for k, v in out.items() if v != 0}
-
-    def dense(self, which="A", convert=float):
-        """``A``, ``B`` or ``C`` as a dense list of rows, entries converted by ``convert``."""
-        M = {"A": self.A, "B": self.B, "C": self.C}[which]
-        rows = [[convert(sympy.S.Zero)] * self.dim for _ in range(self.dim)]
-        for (i, j), a in M.items():
-            rows[i][j] = convert(a)
-        return rows
-
-    def float_stepper(self):
-        """``z -> z^+`` in double precision: ``A`` LU-factored once, one solve per step."""
-        from scipy.linalg import lu_factor, lu_solve
-
-        A = np.array(self.dense("A"), dtype=float)
-        C = np.array(self.dense("C"), dtype=float)
-        lu = lu_factor(A)
-
-        def step(z):
-            return z + lu_solve(lu, -(C @ z), check_finite=False)   # a blow-up runs on to inf/nan
-
-        return step
-
-    def mp_stepper(self, dps=50):
-        """``z -> z^+`` in ``mpmath`` at ``dps`` digits (``A`` LU-factored once at that precision).
-
-        Call it inside ``mpmath.workdps(dps)``; the entries are the exact coefficients rounded once.
-        """
-        import mpmath
-
-        with mpmath.workdps(dps + 10):
-            def conv(a):
-                a = sympy.Rational(a)
-                return mpmath.mpf(int(a.p)) / int(a.q)
-
-            A = mpmath.matrix(self.dense("A", conv))
-            C = mpmath.matrix(self.dense("C", conv))
-            LU, perm = mpmath.mp.LU_decomp(A)
-
-        def step(z):
-            with mpmath.workdps(dps + 10):
-                out = z + mpmath.mp.U_solve(LU, mpmath.mp.L_solve(LU, -(C * z), perm))
-            return out
-
-        return step
-
-
-def lower_linear_scheme(equations, current, new, values=None) -> LinearStep:
-    r"""Read ``A z^+ + B z = 0`` off symbolic equations that are linear and homogeneous in ``(z, z^+)``.
-
-    Parameters
-    ----------
-    equations : sequence of sympy.Expr
-        The scheme, each ``== 0`` (e.g. ``DiscreteGradientScheme.equations``), as many as ``new``.
-    current, new : sequence of Symbol
-        ``z`` and ``z^+``.
-    values : dict, optional
-        Numbers for the remaining symbols (the step ``h``, parameters), substituted first.
-
-    Raises
-    ------
-    ExpressionError
-        An equation is not linear in ``(z, z^+)``, has a term without them, or leaves a free symbol;
-        or the counts disagree.
-    """
-    current, new = tuple(current), tuple(new)
-    if len(equations) != len(new) or len(current) != len(new):
-        raise ExpressionError(
-            f"a one-step scheme needs as many equations as new unknowns as current ones; got {len(equations)}"
-            f" equations, {len(new)} new and {len(current)} current unknowns")
-    col_new = {s: k for k, s in enumerate(new)}
-    col_cur = {s: k for k, s in enumerate(current)}
-    A, B = {}, {}
-    for i, eq in enumerate(equations):
-        e = sympy.expand(sympy.sympify(eq).xreplace(values or {}))
-        for term, coeff in e.as_coefficients_dict().items():
-            if term in col_new:
-                A[(i, col_new[term])] = A.get((i, col_new[term]), 0) + coeff
-            elif term in col_cur:
-                B[(i, col_cur[term])] = B.get((i, col_cur[term]), 0) + coeff
-            else:
-                raise ExpressionError(
-                    f"equation {i} is not linear and homogeneous in the state: it has the term {coeff}*{term};"
-                    " give numbers for every parameter (values=) and a scheme linear in the new level")
-    return LinearStep(current, new, {k: v for k, v in A.items() if v != 0}, {k: v for k, v in B.items() if v != 0})
 
 
 # --------------------------------------------------------------------------- parameters
