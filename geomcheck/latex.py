@@ -86,14 +86,16 @@ def summarize(obj, limit: int = SUMMARY_LIMIT) -> str:
 _TEX_ESCAPES = str.maketrans({
     "\\": r"\textbackslash{}", "_": r"\_", "^": r"\^{}", "%": r"\%", "&": r"\&",
     "#": r"\#", "{": r"\{", "}": r"\}", "$": r"\$", "~": r"\~{}",
+    # OT1 text fonts have no < > |: they would print as inverted punctuation
+    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
 })
 
 
 def tex_text(s) -> str:
     r"""Plain text made safe inside LaTeX text mode (one pass: escapes are not escaped again).
 
-    >>> print(tex_text("a_1 & 50%"))
-    a\_1 \& 50\%
+    >>> print(tex_text("a_1 & 50% < 2"))
+    a\_1 \& 50\% \textless{} 2
     """
     return str(s).translate(_TEX_ESCAPES)
 
