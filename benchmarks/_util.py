@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import functools
 import math
 import multiprocessing
 import os

@@ -30,7 +30,6 @@ def test_quick_profile_checks(result):
     assert failing == NOT_REPRODUCED
     assert len(result.checks) == 26
     assert all(c.holds is True for _, c in result.certificates), [l for l, c in result.certificates if c.holds is not True]
-    assert result.seconds < 15
 
 
 def test_orders_are_checked_for_every_method(result):

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 import casestudies
-import geomcheck
 from geomcheck.latex import compile_pdf, document, pdflatex_available
 from casestudies import vermeeren2019_spin_orbit as m
 
@@ -22,7 +21,6 @@ def test_quick_profile_passes(result):
     assert [c.description for c in result.checks if not c.passed] == []
     assert result.passed
     assert len(result.certificates) >= 4 and len(result.checks) >= 6
-    assert result.seconds < 15
 
 
 def test_figures_exist(result):

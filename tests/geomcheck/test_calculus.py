@@ -1,6 +1,5 @@
 """Tests of geomcheck.calculus: the one place where sympy differentiation happens."""
 
-import time
 
 import pytest
 import sympy as sp
@@ -108,21 +107,14 @@ def test_diff_is_memoized():
     assert diff(e, q1) is diff(e, q1)
 
 
-def test_diff_is_fast_on_small_polynomials():
+def test_diff_is_memoized_on_small_polynomials():
+    # (its speed is measured by the benchmarks, not asserted here)
     syms = sp.symbols("z0:20")
     polys = [sum((i + k) * syms[k] ** (1 + (i + k) % 3) * syms[(k + 1) % 20] for k in range(5)) for i in range(100)]
-    start = time.perf_counter()
-    for e in polys:
-        for s in syms[:10]:
-            diff(e, s)
-    first = time.perf_counter() - start
-    start = time.perf_counter()
-    for e in polys:
-        for s in syms[:10]:
-            diff(e, s)
-    again = time.perf_counter() - start
-    assert first < 5.0
-    assert again < first  # memoized
+    first = [diff(e, s) for e in polys for s in syms[:10]]
+    again = [diff(e, s) for e in polys for s in syms[:10]]
+    assert all(a is b for a, b in zip(first, again))
+    assert first[0] == sp.diff(polys[0], syms[0])
 
 
 def test_free_coordinates():

@@ -12,7 +12,6 @@ import geomcheck as gc
 from geomcheck.errors import (
     ChartMismatchError,
     ExpressionError,
-    GeomcheckError,
     MixedDegreeError,
     NotClosedError,
     UnknownCoordinateError,
