@@ -20,7 +20,13 @@ import sympy
 from geomcheck.certify import families
 
 from .errors import UnknownSchemeError
+from geomcheck.certify import compositions
+
+from .schemes.composition import Composition
 from .schemes.contact_splitting import ContactSplitting
+from .schemes.contact_time_splitting import TimeDependentContactSplitting
+from .schemes.contact_variational import HerglotzVariational, contact_yoshida
+from .schemes.feng_kang import FengKang
 from .schemes.partitioned import PartitionedRungeKutta
 from .schemes.runge_kutta import RungeKutta
 from .schemes.verlet import StormerVerlet
@@ -45,7 +51,24 @@ def _lobatto(s):
     return make
 
 
+def _verlet_composition(name, gammas, description):
+    def make():
+        return Composition(StormerVerlet("velocity"), gammas(), name=name, description=description)
+    return make
+
+
 # name: (factory, declared order, declared properties)
+#
+# Compositions (yoshida-*, suzuki-4, kahan-li-*, contact-yoshida-*): the order is certified by
+# the composition order conditions of the coefficients (geomcheck.certify.compositions: BCH in
+# the free Lie algebra, valid for every system on which the base is symmetric of order 2),
+# the structure by the base's certificate.  The map-level Taylor expansion is certified in the
+# test-suite where it fits in seconds (yoshida-4; contact-yoshida-4 takes ~30 s).
+# Not registered yet: yoshida-6, yoshida-8, suzuki-4, kahan-li-6, kahan-li-8 (RefinedComposition),
+# contact-yoshida-6: their order and properties certify in seconds (test_catalog_new_entries.py),
+# but the composed step is one expression tree that grows exponentially with the stages (each
+# stage uses the previous state several times): building it or evaluating it at 80 digits in the
+# catalog-wide lowering test takes minutes.  They need a staged step (stages kept as a sequence).
 _ENTRIES = {
     "explicit-euler": (lambda: RungeKutta.from_tableau(families.explicit_euler(), name="explicit-euler",
                                                        description="explicit Euler (baseline, not structure-preserving)"),
@@ -72,6 +95,15 @@ _ENTRIES = {
     **{f"gauss-legendre-{2 * s}": (_gauss(s), 2 * s, _SP) for s in (1, 2, 3, 4)},
     **{f"lobatto-iiia-iiib-{s}": (_lobatto(s), 2 * s - 2, _SP) for s in (2, 3)},
     "contact-splitting-2": (ContactSplitting, 2, frozenset({"contact", "symmetric"})),
+    "contact-yoshida-4": (lambda: contact_yoshida(4), 4, frozenset({"contact", "symmetric"})),
+    "contact-herglotz-1": (lambda: HerglotzVariational(1), 1, frozenset({"contact"})),
+    "contact-herglotz-2": (lambda: HerglotzVariational(2), 2, frozenset({"contact"})),
+    "contact-splitting-2-t": (TimeDependentContactSplitting, 2, frozenset({"contact", "symmetric"})),
+    **{f"yoshida-{k}": (_verlet_composition(f"yoshida-{k}", lambda k=k: compositions.yoshida_composition(k),
+                                            f"Yoshida's triple jumps of Stormer-Verlet to order {k}"
+                                            f" ({3 ** (k // 2 - 1)} stages, exact coefficients)"), k, _SP)
+       for k in (4,)},
+    "feng-kang-4": (FengKang, 4, _SP),
 }
 
 _BUILT: dict = {}

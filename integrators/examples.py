@@ -66,6 +66,19 @@ def _generic_contact():
     return ContactSystem(A(p) + B(x) + C * z, x=[x], p=[p], z=z)
 
 
+def _generic_contact_quadratic():
+    x, p, z = sympy.symbols("x p z")
+    B = sympy.Function("B")
+    C = sympy.Symbol("C")
+    return ContactSystem(p**2 / 2 + B(x) + C * z, x=[x], p=[p], z=z)
+
+
+def _generic_contact_time():
+    x, p, z, t = sympy.symbols("x p z t")
+    A, B, C = sympy.Function("A"), sympy.Function("B"), sympy.Function("C")
+    return ContactSystem(A(p) + B(x, t) + C(t) * z, x=[x], p=[p], z=z, t=t)
+
+
 _EXAMPLES = {
     "generic-1dof": (_generic, (1,), "H = p^2/2 + V(q), any smooth V"),
     "generic-2dof": (_generic, (2,), "H = |p|^2/2 + V(q1, q2), any smooth V"),
@@ -76,6 +89,8 @@ _EXAMPLES = {
     "kepler": (_kepler, (), "H = |p|^2/2 - 1/|q| in the plane"),
     "damped-oscillator": (_damped_oscillator, (), "contact H = p^2/2 + x^2/2 + alpha z"),
     "generic-contact": (_generic_contact, (), "contact H = A(p) + B(x) + C z, any smooth A, B"),
+    "generic-contact-quadratic": (_generic_contact_quadratic, (), "contact H = p^2/2 + B(x) + C z, any smooth B"),
+    "generic-contact-time": (_generic_contact_time, (), "contact H = A(p) + B(x, t) + C(t) z, any smooth A, B, C"),
 }
 
 
@@ -112,5 +127,10 @@ def example_system(name: str):
 def default_example_for(scheme) -> str:
     """The example a scheme is certified on by default: generic, of the kind it needs."""
     if "contact" in scheme.requires:
+        # the most general generic contact system the scheme applies to (the Herglotz
+        # schemes need the kinetic energy p^2/2 for their Legendre transform)
+        for name in ("generic-contact", "generic-contact-quadratic", "generic-contact-time"):
+            if scheme.why_not(example_system(name)) is None:
+                return name
         return "generic-contact"
     return "generic-1dof"

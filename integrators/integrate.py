@@ -2,7 +2,27 @@
 
 The step that runs is the scheme's symbolic step map for the system, lowered
 (:mod:`integrators.lower`) to batched numpy or to mpmath; implicit steps are solved
-by batched Newton (:mod:`integrators.newton`).  Results are deterministic.
+by batched Newton (:mod:`integrators.newton`).  Results are deterministic: the same
+input gives bit-identical output (no threads, no random numbers, a fixed order of operations).
+
+Options of a long run:
+
+- ``compensated=True``: the state is advanced as ``y_{n+1} = y_n + (Phi(y_n) - y_n)`` with
+  the increment lowered on its own (the symbolic ``Phi - y`` cancels ``y`` exactly, so the
+  increment carries no rounding of ``y``) and summed with Kahan's compensated summation.
+  Plain stepping rounds ``y_n + increment`` once per step, and over ``N`` steps those
+  roundings random-walk (about ``sqrt(N) eps |y|``); compensated, the accumulated error
+  stays at a few ``eps |y|``.  Implicit steps: the Newton stages are solved as usual and
+  the increment is built from them.
+- ``progress``: a bar on stderr (``None``, the default, shows it only when stderr is a
+  terminal and the run lasts longer than half a second; ``True`` always; ``False`` never).
+- ``check_stability`` (default True): before an explicit step on a canonical system the
+  step size is held against the linear stability bound at y0 (:mod:`integrators.stability`);
+  ``StepSizeError`` beyond it.
+
+Step sizes are fixed: symplectic and symmetric schemes lose their structure (and with it
+the bounded energy error over long times) when the step size is adapted to the state,
+since the variable-step map is no longer a symplectic map of the phase space.
 
 >>> import sympy, numpy as np, integrators as ig
 >>> q, p = sympy.symbols("q p")
@@ -20,22 +40,25 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
+import time as _time
 from fractions import Fraction
 
 import mpmath
 import numpy as np
 import sympy
 
+import geomcheck as gc
 from geomcheck.errors import InvalidArgumentError, ShapeError
 
 from .catalog import scheme as _scheme_by_name
 from .errors import SystemDefinitionError
-from .lower import lower, lower_expressions
+from .lower import _split_implicit, lower, lower_expressions
 from .systems import STEP_SYMBOL, CanonicalSystem, ContactSystem
 
 __all__ = ["integrate", "Solution"]
 
-BACKENDS = ("numpy", "mpmath")
+BACKENDS = ("numpy", "mpmath", "compiled")
 MIN_DPS = 15
 
 
@@ -210,11 +233,147 @@ def _parameter_values(system, params):
     return values
 
 
+# ------------------------------------------------------------------------ progress bar
+
+
+class _ProgressBar:
+    """A one-line bar written with carriage returns to ``stream`` (at most ~100 redraws per run)."""
+
+    WIDTH = 30
+
+    def __init__(self, total, stream, delay=0.0):
+        self.total = max(int(total), 1)
+        self.stream = stream
+        self.delay = delay
+        self.start = _time.perf_counter()
+        self.every = max(1, self.total // 100)
+        self.shown = False
+
+    def update(self, n):
+        if n % self.every and n != self.total:
+            return
+        elapsed = _time.perf_counter() - self.start
+        if elapsed < self.delay:
+            return
+        filled = self.WIDTH * n // self.total
+        bar = "#" * filled + "." * (self.WIDTH - filled)
+        self.stream.write(f"\r[{bar}] {100 * n // self.total:3d}% {n}/{self.total} steps {elapsed:.1f} s")
+        self.stream.flush()
+        self.shown = True
+
+    def close(self):
+        if self.shown:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _progress_bar(progress, steps):
+    if progress is None:
+        stream = sys.stderr
+        isatty = getattr(stream, "isatty", None)
+        if stream is None or isatty is None or not isatty():
+            return None
+        return _ProgressBar(steps, stream, delay=0.5)
+    if progress is True:
+        return _ProgressBar(steps, sys.stderr)
+    return None
+
+
+def _check_flag(value, name, allow_none=False):
+    if value is None and allow_none:
+        return value
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidArgumentError(f"{name} must be True or False{' or None' if allow_none else ''}, got {value!r}")
+    return bool(value)
+
+
+# ------------------------------------------------------------------------ compensated summation
+
+
+class _Increment:
+    """``Phi(y) - y`` for a lowered step: the increment expressions lowered on their own."""
+
+    def __init__(self, phi, lowered, coords, scalars, backend):
+        self.lowered = lowered
+        self.backend = backend
+        if isinstance(phi, gc.Map):
+            self.implicit = False
+            exprs, args = [e - c for e, c in zip(phi.exprs, coords)], list(coords)
+        else:
+            self.implicit = True
+            split = _split_implicit(phi)
+            final = split[2] if split is not None else {Y: Y for Y in phi.new}
+            unknowns = lowered.unknowns
+            exprs = [final[Y] - c for Y, c in zip(phi.new, coords)]
+            args = list(coords) + list(unknowns)
+        self.kernel = lower_expressions(exprs, args, scalars, backend=backend, what="the step increment")
+        self._bound = (None, None)
+
+    def _scalars(self, bound):
+        # bound once per run (per step for a time-dependent system)
+        if self._bound[0] is not bound:
+            self._bound = (bound, self.kernel.scalars(*bound.values))
+        return self._bound[1]
+
+    def __call__(self, bound, y, step_index):
+        K = self.kernel
+        if self.backend == "numpy":
+            batch = y[0].shape[0]
+            S = self._scalars(bound)
+            u = []
+            if self.implicit:
+                from .newton import newton_numpy
+
+                u = newton_numpy(self.lowered, bound.S, y, tol=bound.tol, max_iter=bound.max_iter,
+                                 step_index=step_index)
+            out = K.kernel(S, *y, *u)
+            return [o if a else np.full(batch, o, dtype=float) for o, a in zip(out, K.is_array)]
+        from .newton import newton_mpmath
+
+        dps = bound.dps or mpmath.mp.dps
+        batch = len(y[0])
+        with mpmath.workdps(dps):
+            S = self._scalars(bound)
+            rows = []
+            for b in range(batch):
+                x = [c[b] for c in y]
+                u = []
+                if self.implicit:
+                    u = newton_mpmath(self.lowered, bound.S, x, dps=dps, tol=bound.tol, max_iter=bound.max_iter,
+                                      trajectory=b, step_index=step_index)
+                rows.append(K.kernel(S, *x, *u))
+            return [[mpmath.mpf(r[i]) for r in rows] for i in range(len(y))]
+
+
+def _kahan_add(y, c, d, backend, dps):
+    """``y + d`` with the running compensation ``c`` (Kahan): returns the new ``(y, c)``."""
+    if backend == "numpy":
+        new_y, new_c = [], []
+        for yi, ci, di in zip(y, c, d):
+            z = di - ci
+            t = yi + z
+            new_c.append((t - yi) - z)
+            new_y.append(t)
+        return new_y, new_c
+    with mpmath.workdps(dps):
+        new_y, new_c = [], []
+        for yi, ci, di in zip(y, c, d):
+            row_y, row_c = [], []
+            for a, cc, dd in zip(yi, ci, di):
+                z = dd - cc
+                t = a + z
+                row_c.append((t - a) - z)
+                row_y.append(t)
+            new_y.append(row_y)
+            new_c.append(row_c)
+        return new_y, new_c
+
+
 # ------------------------------------------------------------------------ the run
 
 
 def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None, save_every=10, params=None,
-              t0=0, tol=None, max_iter=50):
+              t0=0, tol=None, max_iter=50, compensated=False, progress=None, check_stability=True):
     """Integrate ``system`` with ``scheme`` from ``y0``.
 
     Parameters
@@ -227,7 +386,10 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
         The step size (for ``backend="mpmath"`` give a string or an exact number, e.g. "0.01",
         to avoid the binary rounding of a float).
     steps : int >= 0
-    backend : "numpy" or "mpmath"
+    backend : "numpy", "mpmath" or "compiled"
+        "compiled": the explicit step map generated as C and compiled (long single
+        trajectories; :mod:`integrators.compiled`); falls back to numpy with a
+        ``CompiledPathWarning`` when no compiler is present or the step is implicit.
     dps : int >= 15, only for backend="mpmath" (default 50): decimal digits of the run; the
         Newton tolerance of implicit schemes is tied to it (10**(5 - dps)).
     save_every : int >= 1
@@ -237,6 +399,16 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
     t0 : number
         Initial time (for time-dependent systems; also the first entry of ``sol.t``).
     tol, max_iter : Newton options for implicit schemes (default tol: 1e-13 numpy, 10**(5-dps) mpmath).
+    compensated : bool
+        Advance by the separately lowered increment ``Phi(y) - y`` with Kahan summation, so
+        that the rounding of ``y_n + increment`` does not accumulate over long runs.
+    progress : None, True or False
+        A progress bar on stderr: None shows it when stderr is a terminal (after half a
+        second), True always, False never.
+    check_stability : bool
+        Refuse an explicit step size beyond the linear stability bound estimated from the
+        Jacobian of the vector field at y0 (see :mod:`integrators.stability`; explicit Euler
+        only warns, implicit schemes and contact systems are not checked).
 
     Returns
     -------
@@ -245,7 +417,7 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
     Raises
     ------
     UnknownSchemeError, SchemeNotApplicableError, NotLowerableError, ShapeError,
-    InvalidArgumentError, NewtonConvergenceError
+    InvalidArgumentError, NewtonConvergenceError, StepSizeError
     """
     if not isinstance(system, (CanonicalSystem, ContactSystem)):
         raise SystemDefinitionError(
@@ -266,16 +438,32 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
                 " use backend='numpy'"
             )
     elif dps is not None:
-        raise InvalidArgumentError("dps applies to backend='mpmath' only; numpy runs in double precision")
+        raise InvalidArgumentError(f"dps applies to backend='mpmath' only; {backend} runs in double precision")
+    if backend == "compiled":
+        if compensated is not False:
+            raise InvalidArgumentError("compensated summation is not available on backend='compiled'; use numpy")
+        from .compiled import integrate_compiled
+
+        return integrate_compiled(system, s, y0, dt, steps, save_every=save_every, params=params, t0=t0,
+                                  check_stability=check_stability)
     steps = _check_count(steps, "steps", 0)
     save_every = _check_count(save_every, "save_every", 1)
     dt_value = _check_dt(dt, backend, dps)
     Y, single = _check_y0(y0, system.dim, backend, dps, system.coords)
     values = _parameter_values(system, params)
+    compensated = _check_flag(compensated, "compensated")
+    check_stability = _check_flag(check_stability, "check_stability")
+    progress = _check_flag(progress, "progress", allow_none=True)
 
     phi = s.step_map(system)
+    if check_stability and isinstance(phi, gc.Map) and isinstance(system, CanonicalSystem):
+        from .stability import check_step
+
+        t_start = float(sympy.N(t0)) if isinstance(t0, sympy.Basic) else float(t0)
+        check_step(system, s, float(dt_value), np.asarray(Y, dtype=float), values, t_start)
     scalars = [STEP_SYMBOL, *system.parameters] + ([system.time] if system.time is not None else [])
     lowered = lower(phi, backend=backend, parameters=scalars)
+    increment = _Increment(phi, lowered, system.coords, scalars, backend) if compensated else None
     batch, dim = Y.shape
     saved_steps = list(range(0, steps + 1, save_every))
     if saved_steps[-1] != steps:
@@ -309,15 +497,28 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
         y = [np.ascontiguousarray(Y[:, i]) for i in range(dim)]
     else:
         y = [[Y[b, i] for b in range(batch)] for i in range(dim)]
+    if compensated:
+        c = [np.zeros(batch) for _ in range(dim)] if backend == "numpy" else \
+            [[mpmath.mpf(0)] * batch for _ in range(dim)]
+    bar = _progress_bar(progress, steps)
     k = 0
-    for n in range(steps + 1):
-        if n == saved_steps[k]:
-            for i in range(dim):
-                out[k, :, i] = y[i]
-            k += 1
-            if n == steps:
-                break
-        step = bind(n) if time_dependent else bound
-        y = step.step(y, step_index=n + 1)
+    try:
+        for n in range(steps + 1):
+            if n == saved_steps[k]:
+                for i in range(dim):
+                    out[k, :, i] = y[i]
+                k += 1
+                if n == steps:
+                    break
+            step = bind(n) if time_dependent else bound
+            if compensated:
+                y, c = _kahan_add(y, c, increment(step, y, n + 1), backend, dps)
+            else:
+                y = step.step(y, step_index=n + 1)
+            if bar is not None:
+                bar.update(n + 1)
+    finally:
+        if bar is not None:
+            bar.close()
     result = out[:, 0, :] if single else out
     return Solution(times, result, system, s, backend, dps, dt_value, steps, save_every, values, single)

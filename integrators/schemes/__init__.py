@@ -8,6 +8,8 @@
 - :mod:`.composition`   Composition (data: a base scheme and coefficients)
 - :mod:`.verlet`        Stormer-Verlet for separable H (a symbolic step)
 - :mod:`.contact_splitting`  the contact splitting S2 for H = T(p) + V(x) + gamma z (a symbolic step)
+- :mod:`.feng_kang`     Feng Kang's fourth-order generating-function scheme (a symbolic step)
+- :mod:`.refined_composition`  compositions with high-precision Float coefficients (Kahan-Li)
 """
 
 from .base import PROPERTIES, Scheme

@@ -16,7 +16,8 @@ def test_catalog_lists_the_required_schemes():
     required = {"explicit-euler", "rk4", "symplectic-euler-a", "symplectic-euler-b", "stormer-verlet",
                 "stormer-verlet-position", "implicit-midpoint", "trapezoidal", "gauss-legendre-2",
                 "gauss-legendre-4", "gauss-legendre-6", "gauss-legendre-8", "lobatto-iiia-iiib-2",
-                "lobatto-iiia-iiib-3", "contact-splitting-2"}
+                "lobatto-iiia-iiib-3", "contact-splitting-2", "contact-yoshida-4",
+                "contact-herglotz-1", "contact-herglotz-2", "contact-splitting-2-t", "yoshida-4", "feng-kang-4"}
     assert required <= set(NAMES)
     assert len(NAMES) == len(set(NAMES))
 
@@ -78,7 +79,8 @@ def test_step_maps_are_explicit_exactly_when_they_can_be(generic):
 
     explicit = {"explicit-euler", "rk4", "symplectic-euler-a", "symplectic-euler-b", "stormer-verlet",
                 "stormer-verlet-position", "lobatto-iiia-iiib-2"}
-    explicit.add("contact-splitting-2")
+    explicit |= {"contact-splitting-2", "contact-splitting-2-t", "contact-yoshida-4"}
+    explicit |= {"yoshida-4"}   # of Verlet
     for name in NAMES:
         phi = ig.scheme(name).step_map(generic_for(name))
         assert isinstance(phi, gc.Map) == (name in explicit), name

@@ -212,3 +212,17 @@ def test_out_buffer_of_the_wrong_layout_is_refused():
     step = compiled.CompiledStep(gc.Map(chart, chart, [q + h * p, p - h * q]), [h])
     with pytest.raises(InvalidArgumentError, match="out must be"):
         step.run([0.1], [1.0, 0.0], steps=4, save_every=2, out=np.empty((2, 2)), out_stride=2)
+
+
+def test_integrate_backend_compiled_is_the_compiled_path():
+    q, p = sympy.symbols("q p")
+    pend = ig.HamiltonianSystem(p**2 / 2 - sympy.cos(q), q, p)
+    y0 = np.array([[0.5, 0.0], [1.0, 0.2]])
+    a = ig.integrate(pend, "stormer-verlet", y0, dt=0.05, steps=200, save_every=50, backend="compiled")
+    b = ig.integrate(pend, "stormer-verlet", y0, dt=0.05, steps=200, save_every=50)
+    assert np.abs(a.y - b.y).max() <= 1e-12
+    assert a.path in ("compiled", "numpy")
+    with pytest.raises(InvalidArgumentError, match="compensated"):
+        ig.integrate(pend, "stormer-verlet", y0, dt=0.05, steps=10, backend="compiled", compensated=True)
+    with pytest.raises(InvalidArgumentError, match="double precision"):
+        ig.integrate(pend, "stormer-verlet", y0, dt=0.05, steps=10, backend="compiled", dps=30)

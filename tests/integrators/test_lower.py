@@ -24,10 +24,11 @@ def points(dim, n=4, seed=1):
     return [tuple(sp.Rational(rnd.randint(-2048, 2048), 1024) for _ in range(dim)) for _ in range(n)]
 
 
-def reference(phi, point, h0, dps=80):
+def reference(phi, point, h0, dps=80, at_t=None):
     """The symbolic map at a point, by sympy/mpmath directly (no code of integrators.lower)."""
     sub = dict(zip(phi.source.coords, point))
     sub[h] = h0
+    sub.update(at_t or {})
     with mpmath.workdps(dps):
         if isinstance(phi, gc.Map):
             return [mpmath.mpf(sp.N(e.xreplace(sub), dps)) for e in phi.exprs]
@@ -46,9 +47,10 @@ def test_numpy_step_equals_symbolic_map(name):
     phi = ig.scheme(name).step_map(system)
     h0 = sp.Rational(1, 8)
     pts = points(system.dim)
-    got = lower(phi).bind({h: float(h0)}).step_array(np.array([[float(a) for a in pt] for pt in pts]))
+    at_t = {system.time: sp.Rational(3, 8)} if system.time is not None else {}     # a time-dependent step needs t
+    got = lower(phi).bind({h: float(h0), **{k: float(v) for k, v in at_t.items()}}).step_array(np.array([[float(a) for a in pt] for pt in pts]))
     for row, pt in zip(got, pts):
-        want = reference(phi, pt, h0)
+        want = reference(phi, pt, h0, at_t=at_t)
         assert np.abs(row - np.array([float(w) for w in want])).max() <= 1e-13, name
 
 
@@ -58,9 +60,10 @@ def test_mpmath_step_equals_symbolic_map_to_50_digits(name):
     phi = ig.scheme(name).step_map(system)
     h0 = sp.Rational(1, 8)
     pts = points(system.dim, 2, seed=2)
-    got = lower(phi, backend="mpmath").bind({h: h0}, dps=60).step_array([list(pt) for pt in pts])
+    at_t = {system.time: sp.Rational(3, 8)} if system.time is not None else {}
+    got = lower(phi, backend="mpmath").bind({h: h0, **at_t}, dps=60).step_array([list(pt) for pt in pts])
     for row, pt in zip(got, pts):
-        want = reference(phi, pt, h0)
+        want = reference(phi, pt, h0, at_t=at_t)
         assert all(isinstance(v, mpmath.mpf) for v in row)
         assert max(abs(a - b) for a, b in zip(row, want)) <= mpmath.mpf(10) ** -50, name
 

@@ -1,0 +1,244 @@
+"""integrate(): compensated summation, the progress bar, and the linear stability guard."""
+
+import contextlib
+import io
+import warnings
+
+import mpmath
+import numpy as np
+import pytest
+import sympy
+
+import integrators as ig
+from geomcheck.errors import InvalidArgumentError
+from integrators.stability import (StabilityWarning, StepSizeError, jacobian_spectral_radius, stability_interval)
+
+q, p = sympy.symbols("q p")
+UNIT = ig.HamiltonianSystem((p**2 + q**2) / 2, q, p)
+OMEGA10 = ig.HamiltonianSystem(p**2 / 2 + 100 * q**2 / 2, q, p)     # omega = 10: Verlet needs dt < 0.2
+QUARTIC = ig.HamiltonianSystem(p**2 / 2 + q**4 / 4, q, p)          # linearization at q: omega = sqrt(3) |q|
+
+
+# ------------------------------------------------------------------ compensated summation
+
+
+def _exact_verlet_iterate(dt, n, y0):
+    """``M^n y0`` at 60 digits: velocity Verlet on q' = p, p' = -q is the linear map M (dt a float, exact)."""
+    with mpmath.workdps(60):
+        h = mpmath.mpf(dt)
+        M = mpmath.matrix([[1 - h**2 / 2, h], [-h * (1 - h**2 / 4), 1 - h**2 / 2]])
+        Mn = M**n
+        return [Mn * mpmath.matrix([mpmath.mpf(a), mpmath.mpf(b)]) for a, b in y0]
+
+
+def test_verlet_matrix_is_the_catalog_step():
+    phi = ig.scheme("stormer-verlet").step_map(UNIT)
+    h = ig.scheme("stormer-verlet").h
+    M = [[sympy.expand(sympy.diff(e, c)) for c in (q, p)] for e in phi.exprs]
+    assert M == [[1 - h**2 / 2, h], [sympy.expand(-h * (1 - h**2 / 4)), 1 - h**2 / 2]]
+
+
+def test_compensated_summation_removes_the_rounding_random_walk():
+    # 16 trajectories on the unit circle, dt = 2^-10 (exact in binary), 10^5 steps: the float
+    # run is compared with the same scheme iterated at 60 digits, so what is left is rounding only
+    dt, n = 2.0**-10, 100_000
+    angles = np.linspace(0.0, 3.0, 16)
+    y0 = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    exact = _exact_verlet_iterate(dt, n, y0)
+
+    def rounding_error(compensated):
+        sol = ig.integrate(UNIT, "stormer-verlet", y0, dt=dt, steps=n, save_every=n, compensated=compensated)
+        return max(abs(float(exact[b][i] - mpmath.mpf(sol.y[-1, b, i]))) for b in range(16) for i in range(2)), sol
+
+    plain, sol_plain = rounding_error(False)
+    comp, sol_comp = rounding_error(True)
+    assert plain > 5e-15                  # measured 2.4e-14: the rounding of y + increment accumulates
+    assert comp < 5e-16                   # measured 7.4e-17: a few ulps after 10^5 steps
+    assert comp < plain / 30
+
+    # Verlet's exact invariant of the oscillator, I = q^2 + p^2 / (1 - h^2/4): its drift shows the same
+    def invariant_drift(sol):
+        I = sol.y[:, :, 0] ** 2 + sol.y[:, :, 1] ** 2 / (1 - dt**2 / 4)
+        return float(np.abs(I[-1] - I[0]).max())
+
+    assert invariant_drift(sol_comp) < invariant_drift(sol_plain) / 10
+
+
+def test_verlet_invariant_is_exact():
+    h = sympy.Rational(1, 1024)
+    M = sympy.Matrix([[1 - h**2 / 2, h], [-h * (1 - h**2 / 4), 1 - h**2 / 2]])
+    G = sympy.diag(1, 1 / (1 - h**2 / 4))
+    assert M.T * G * M == G
+
+
+@pytest.mark.parametrize("name", ["stormer-verlet", "implicit-midpoint", "gauss-legendre-4"])
+def test_compensated_run_is_the_same_scheme(pendulum, name):
+    y0 = [[0.3, 0.1], [1.0, -0.5]]
+    a = ig.integrate(pendulum, name, y0, dt=0.05, steps=200, save_every=50)
+    b = ig.integrate(pendulum, name, y0, dt=0.05, steps=200, save_every=50, compensated=True)
+    assert np.max(np.abs(a.y - b.y)) < 1e-13
+    c = ig.integrate(pendulum, name, y0, dt=0.05, steps=200, save_every=50, compensated=True)
+    assert np.array_equal(b.y, c.y)        # deterministic: bit-identical
+
+
+@pytest.mark.parametrize("name", ["stormer-verlet", "implicit-midpoint"])
+def test_compensated_mpmath(pendulum, name):
+    a = ig.integrate(pendulum, name, ["0.3", "0.1"], dt="0.05", steps=20, backend="mpmath", dps=40, save_every=20)
+    b = ig.integrate(pendulum, name, ["0.3", "0.1"], dt="0.05", steps=20, backend="mpmath", dps=40, save_every=20,
+                     compensated=True)
+    assert max(abs(x - y) for x, y in zip(a.y[-1], b.y[-1])) < mpmath.mpf(10) ** -33
+
+
+def test_compensated_time_dependent_contact_system():
+    x, pc, z, t = sympy.symbols("x p_c z t")
+    damped = ig.ContactSystem(pc**2 / 2 + x**2 / 2 + (1 + sympy.cos(t)) / 10 * z, x, pc, z, t=t)
+    for name in ("rk4", "gauss-legendre-4"):         # the step is re-bound at every t_n
+        a = ig.integrate(damped, name, [1.0, 0.0, 0.0], dt=0.01, steps=300, save_every=100)
+        b = ig.integrate(damped, name, [1.0, 0.0, 0.0], dt=0.01, steps=300, save_every=100, compensated=True)
+        assert np.max(np.abs(a.y - b.y)) < 1e-13
+
+
+# ------------------------------------------------------------------ progress bar
+
+
+def _stderr_of(**kw):
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        sol = ig.integrate(UNIT, "stormer-verlet", [1.0, 0.0], dt=0.01, steps=1000, **kw)
+    return err.getvalue(), sol
+
+
+def test_progress_bar_forced_into_a_captured_stream():
+    text, sol = _stderr_of(progress=True)
+    assert text.count("\r") >= 100                       # redrawn about once a percent
+    last = text.rstrip("\n").split("\r")[-1]
+    assert last.startswith("[" + "#" * 30 + "] 100% 1000/1000 steps")
+    assert text.endswith("\n")
+    assert "  1% 10/1000 steps" in text
+    quiet, sol2 = _stderr_of(progress=False)
+    assert quiet == "" and np.array_equal(sol.y, sol2.y)  # the bar does not change the run
+
+
+def test_progress_bar_is_off_when_stderr_is_not_a_terminal():
+    text, _ = _stderr_of()                                # StringIO.isatty() is False
+    assert text == ""
+
+
+def test_progress_bar_with_compensated_and_zero_steps():
+    text, _ = _stderr_of(progress=True, compensated=True)
+    assert "100% 1000/1000" in text
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        ig.integrate(UNIT, "stormer-verlet", [1.0, 0.0], dt=0.01, steps=0, progress=True)
+    assert err.getvalue() == ""
+
+
+@pytest.mark.parametrize("kw", [dict(progress="yes"), dict(compensated=1), dict(check_stability=None)])
+def test_bad_flags(kw):
+    with pytest.raises(InvalidArgumentError, match="must be True or False"):
+        ig.integrate(UNIT, "stormer-verlet", [1.0, 0.0], dt=0.01, steps=1, **kw)
+
+
+# ------------------------------------------------------------------ stability guard
+
+
+def test_stability_intervals_are_exact():
+    assert stability_interval("stormer-verlet") == 2
+    assert stability_interval("stormer-verlet-position") == 2
+    assert stability_interval("symplectic-euler-a") == 2
+    assert stability_interval("symplectic-euler-b") == 2
+    assert stability_interval("lobatto-iiia-iiib-2") == 2           # Verlet again, on a separable H
+    assert stability_interval("rk4") == 2 * sympy.sqrt(2)
+    assert stability_interval("explicit-euler") == 0
+    for implicit in ("implicit-midpoint", "gauss-legendre-4", "trapezoidal"):
+        assert stability_interval(implicit) is None
+    assert stability_interval("contact-splitting-2") is None         # no canonical test oscillator
+
+
+@pytest.mark.parametrize("name, x_max", [("stormer-verlet", 2.0), ("symplectic-euler-a", 2.0),
+                                          ("rk4", 2 * np.sqrt(2))])
+def test_interval_matches_what_a_run_does(name, x_max):
+    # just inside the interval the amplitude stays bounded (on an ellipse that elongates as h omega
+    # nears the end of the interval: |p| up to ~50 here against 10 exactly); just outside it explodes
+    inside = ig.integrate(OMEGA10, name, [1.0, 0.0], dt=0.98 * x_max / 10, steps=2000, save_every=1)
+    outside = ig.integrate(OMEGA10, name, [1.0, 0.0], dt=1.02 * x_max / 10, steps=200, save_every=200,
+                           check_stability=False)
+    assert np.max(np.abs(inside.y)) < 100
+    assert np.max(np.abs(outside.y[-1])) > 1e6
+
+
+def test_verlet_beyond_the_bound_is_refused():
+    with pytest.raises(StepSizeError, match=r"dt\*omega_max = 2\.1 >= 2.*omega_max = 10\b.*Take dt < 0\.2\b"):
+        ig.integrate(OMEGA10, "stormer-verlet", [1.0, 0.0], dt=0.21, steps=100)
+    sol = ig.integrate(OMEGA10, "stormer-verlet", [1.0, 0.0], dt=0.19, steps=2000, save_every=100)
+    assert np.max(np.abs(sol.y[:, 0])) < 3                         # bounded oscillation
+    with pytest.raises(StepSizeError):                               # the mpmath backend is guarded too
+        ig.integrate(OMEGA10, "stormer-verlet", ["1", "0"], dt="0.21", steps=3, backend="mpmath", dps=20)
+    with pytest.raises(StepSizeError):
+        ig.integrate(OMEGA10, "symplectic-euler-b", [1.0, 0.0], dt=0.21, steps=3)
+
+
+def test_override_runs_and_shows_the_blow_up():
+    sol = ig.integrate(OMEGA10, "stormer-verlet", [1.0, 0.0], dt=0.21, steps=300, save_every=300,
+                       check_stability=False)
+    assert np.max(np.abs(sol.y[-1])) > 1e10
+
+
+@pytest.mark.parametrize("name", ["implicit-midpoint", "gauss-legendre-4"])
+def test_implicit_schemes_are_not_refused(name):
+    sol = ig.integrate(OMEGA10, name, [1.0, 0.0], dt=0.21, steps=50, save_every=50)
+    assert np.allclose(sol.energy(), 50.0, rtol=1e-12)              # and they conserve the quadratic energy
+
+
+def test_rk4_bound_and_explicit_euler_warning():
+    with pytest.raises(StepSizeError, match="rk4"):
+        ig.integrate(OMEGA10, "rk4", [1.0, 0.0], dt=0.29, steps=3)
+    ig.integrate(OMEGA10, "rk4", [1.0, 0.0], dt=0.28, steps=3)
+    with pytest.warns(StabilityWarning, match="sqrt\\(1 \\+ \\(dt\\*omega\\)\\^2\\)"):
+        ig.integrate(OMEGA10, "explicit-euler", [1.0, 0.0], dt=0.01, steps=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ig.integrate(OMEGA10, "explicit-euler", [1.0, 0.0], dt=0.01, steps=3, check_stability=False)
+
+
+def test_nonlinear_bound_is_taken_over_the_whole_ensemble():
+    # at q = 10 the quartic oscillator's linearization has omega = sqrt(300) = 17.3: dt = 0.12 gives 2.08
+    assert jacobian_spectral_radius(QUARTIC, np.array([[1.0, 0.0], [10.0, 0.0]]), {}) == pytest.approx(np.sqrt(300))
+    ig.integrate(QUARTIC, "stormer-verlet", [1.0, 0.0], dt=0.12, steps=3)
+    with pytest.raises(StepSizeError, match="omega_max = 17.32"):
+        ig.integrate(QUARTIC, "stormer-verlet", [[1.0, 0.0], [10.0, 0.0]], dt=0.12, steps=3)
+    ig.integrate(QUARTIC, "stormer-verlet", [[1.0, 0.0], [10.0, 0.0]], dt=0.11, steps=3)
+
+
+def test_bound_uses_the_systems_constants():
+    w = sympy.Symbol("w", positive=True)
+    osc = ig.HamiltonianSystem(p**2 / 2 + w**2 * q**2 / 2, q, p, parameters={w: 10})
+    with pytest.raises(StepSizeError):
+        ig.integrate(osc, "stormer-verlet", [1.0, 0.0], dt=0.21, steps=3)
+    ig.integrate(osc, "stormer-verlet", [1.0, 0.0], dt=0.21, steps=3, params={w: 9})
+
+
+def _triple_jump():
+    cbrt2 = sympy.root(2, 3)
+    return ig.Composition(ig.scheme("stormer-verlet"), [1 / (2 - cbrt2), -cbrt2 / (2 - cbrt2), 1 / (2 - cbrt2)],
+                          name="triple-jump-test")
+
+
+def test_irrational_composition_interval_numerically():
+    # Yoshida's triple jump (cube roots of 2): no rational polynomial, the grid + bisection path
+    tj = _triple_jump()
+    x_max = float(stability_interval(tj))
+    assert x_max == pytest.approx(1.5734019474, abs=1e-9)
+
+    # independently: the product of the three Verlet matrices has |trace| = 2 exactly there
+    def trace(x):
+        def verlet(h):
+            return np.array([[1 - h**2 / 2, h], [-h * (1 - h**2 / 4), 1 - h**2 / 2]])
+        g1 = 1 / (2 - 2 ** (1 / 3))
+        g2 = 1 - 2 * g1
+        return np.trace(verlet(g1 * x) @ verlet(g2 * x) @ verlet(g1 * x))
+
+    assert abs(trace(x_max - 1e-7)) < 2 < abs(trace(x_max + 1e-7))
+    with pytest.raises(StepSizeError):
+        ig.integrate(OMEGA10, tj, [1.0, 0.0], dt=1.01 * x_max / 10, steps=3)
+    ig.integrate(OMEGA10, tj, [1.0, 0.0], dt=0.99 * x_max / 10, steps=3)
