@@ -57,6 +57,8 @@ from geomcheck.latex import Derivation
 from geomcheck.structures import discrete_dirac_scheme, implicit_lagrangian_system
 from geomcheck.zero import decide_zero
 
+from geomcheck.latex import tex_text
+
 from ._core import CaseResult, check_below, check_true
 
 __all__ = ["NAME", "TITLE", "SOURCE", "Parameters", "run", "pendulum", "knife_edge", "schemes",
@@ -73,10 +75,7 @@ _TESTS = "tests/geomcheck/structures/test_implicit_lagrangian.py"
 
 def _text(s: str) -> str:
     """Plain text for LaTeX text mode (a certificate's method names symbols like theta_{k+1})."""
-    for a, b in (("\\", ""), ("{", ""), ("}", ""), ("_", r"\_"), ("&", r"\&"), ("%", r"\%"), ("#", r"\#"),
-                 ("^", r"\^{}"), ("$", "")):
-        s = s.replace(a, b)
-    return s
+    return tex_text(s)
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,8 @@ from geomcheck.latex import Derivation
 from geomcheck.structures import oscillator_van_der_pol, port_form, port_q_structure, printed_q_structure
 from geomcheck.zero import decide_all_zero, decide_zero
 
+from geomcheck.latex import tex_text
+
 from ._core import CaseResult, check_below, check_close, check_true
 
 __all__ = ["NAME", "TITLE", "SOURCE", "Parameters", "run", "midpoint_map", "discrete_power_balance",
@@ -75,10 +77,7 @@ _TESTS = "tests/geomcheck/structures/test_port_hamiltonian.py"
 
 def _text(s: str) -> str:
     """Plain text for LaTeX text mode (a certificate's method names symbols like theta_{k+1})."""
-    for a, b in (("\\", ""), ("{", ""), ("}", ""), ("_", r"\_"), ("&", r"\&"), ("%", r"\%"), ("#", r"\#"),
-                 ("^", r"\^{}"), ("$", "")):
-        s = s.replace(a, b)
-    return s
+    return tex_text(s)
 
 
 @dataclass(frozen=True)
