@@ -235,6 +235,19 @@ def wait_for_engine(require: Sequence[str], timeout: float, poll: float = 30.0):
         time.sleep(poll)
 
 
+def load_engine(args: argparse.Namespace, require: Sequence[str]):
+    """geomcheck (or None, with the reason printed) as the benchmarks' --no-engine /
+    --wait-engine options ask."""
+    if args.no_engine:
+        return None
+    if args.wait_engine > 0:
+        wait_for_engine(require, args.wait_engine)
+    gc, why = engine(require)
+    if gc is None:
+        print(f"# engine unavailable ({why}); baselines only\n", flush=True)
+    return gc
+
+
 # --------------------------------------------------------------------------- formatting
 
 

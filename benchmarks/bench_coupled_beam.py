@@ -170,13 +170,7 @@ def main(argv=None) -> int:
     cap = min(args.cap, 60.0) if args.quick else args.cap
 
     U.print_header("bench_coupled_beam: L_X w of the beam + two masses, full space and submanifold", args)
-    gc = None
-    if not args.no_engine:
-        if args.wait_engine > 0:
-            U.wait_for_engine(ENGINE_NAMES, args.wait_engine)
-        gc, why = U.engine(ENGINE_NAMES)
-        if gc is None:
-            print(f"# engine unavailable ({why}); baselines only\n", flush=True)
+    gc = U.load_engine(args, ENGINE_NAMES)
 
     goals = []
     wrong = []

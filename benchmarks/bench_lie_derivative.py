@@ -256,13 +256,7 @@ def main(argv=None) -> int:
 
     U.print_header("bench_lie_derivative: decide L_X w == 0, w = sum dq_i ^ dp_i", args)
 
-    gc = None
-    if not args.no_engine:
-        if args.wait_engine > 0:
-            U.wait_for_engine(ENGINE_NAMES, args.wait_engine)
-        gc, why = U.engine(ENGINE_NAMES)
-        if gc is None:
-            print(f"# engine unavailable ({why}); baselines only\n", flush=True)
+    gc = U.load_engine(args, ENGINE_NAMES)
 
     goals: list[tuple[str, str]] = []
     results: dict[tuple[str, str, int], U.CellResult] = {}

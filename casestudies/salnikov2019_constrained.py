@@ -73,11 +73,6 @@ _S3 = "Sec. 3"
 _TESTS = "tests/geomcheck/structures/test_implicit_lagrangian.py"
 
 
-def _text(s: str) -> str:
-    """Plain text for LaTeX text mode (a certificate's method names symbols like theta_{k+1})."""
-    return tex_text(s)
-
-
 @dataclass(frozen=True)
 class Parameters:
     """Every parameter of the runs (the paper gives none: these are ours).
@@ -318,7 +313,7 @@ def knife_energy_on_constraint_manifold(sch) -> gc.Certificate:
               r" p_\theta\right).")
     D = D.add(r"On the solution manifold of the step's equations (unknowns $q_{k+1}, p_{k+1}, v_k, \lambda$),"
               r" the residual $H(p_{k+1}) - H(p_k)$ with $H = \tfrac12(p_x^2 + p_y^2 + p_\theta^2)$ is zero: "
-              + _text(decision.method) + ".")
+              + tex_text(decision.method) + ".")
     D = D.concluding(r"$v_k - p_k \parallel \alpha(\theta_k)$ while $p_k \perp \alpha(\theta_k - \tfrac h2 v_\theta)$"
                      r" and $v_k \perp \alpha(\theta_k + \tfrac h2 v_\theta)$: the step reflects the planar momentum,"
                      r" so $|p_{k+1}| = |p_k|$.")

@@ -75,11 +75,6 @@ _S4 = "Sec. 4"
 _TESTS = "tests/geomcheck/structures/test_port_hamiltonian.py"
 
 
-def _text(s: str) -> str:
-    """Plain text for LaTeX text mode (a certificate's method names symbols like theta_{k+1})."""
-    return tex_text(s)
-
-
 @dataclass(frozen=True)
 class Parameters:
     """The model's constants and the runs (the paper gives no values: these are ours).
@@ -176,7 +171,7 @@ def discrete_power_balance(example, phi) -> gc.Certificate:
               r" + \nabla H(\bar X)^{T} r")
     D = D.add(r"with $r$ the scheme's residual and $f_i = g^{T}\nabla H = " + sympy.latex(f_i) + "$. The difference"
               r" of the two sides, on the function space (any $X^n, X^{n+1}$), is decided zero: "
-              + _text(decision.method) + ".")
+              + tex_text(decision.method) + ".")
     D = D.concluding(r"On the scheme's solutions ($r = 0$): $H(X^{n+1}) - H(X^n) = h\, e_i f_i(\bar X)$, the"
                      r" discrete power balance, exactly.")
     return gc.Certificate("H(X) - H(x) == h f_i(xbar) + grad H(xbar) . r (function space)", decision.is_zero,
@@ -329,7 +324,7 @@ def run(profile="quick", out=".") -> CaseResult:
     D1 = D1.add(r"With $e_i = 1$, $(J - R)\nabla H + g\, e_i$ is",
                 r" \\ ".join(r"\dot " + sympy.latex(xi) + " &= " + sympy.latex(f) for xi, f in zip(S.x, F)))
     D1 = D1.add(r"and with $\tilde\Omega^2 = \Omega^2 - A m \Omega^2$ each component equals the first-order system"
-                r" derived from eq. (2): " + _text(dec.method) + ".")
+                r" derived from eq. (2): " + tex_text(dec.method) + ".")
     res.certificates.append(("the pH form (J canonical, R = 0, port e_i = 1) reproduces the first-order system of"
                              " eq. (2)", gc.Certificate("(J - R) grad H + g e_i == F(X), e_i = 1", dec.is_zero,
                                                         dec.method, stage=dec.stage, derivation=D1)))
@@ -342,7 +337,7 @@ def run(profile="quick", out=".") -> CaseResult:
     D2 = Derivation("Eq. (2) along the port-Hamiltonian flow")
     D2 = D2.add(r"Substituting $x_1 = y$, $x_2 = \dot y$, $q_1 = q$, $q_2 = \dot q$, $\ddot y = F_2$, $\ddot q = F_4$ in"
                 r" eq. (2), the residuals", r" \\ ".join(sympy.latex(e) + " &= 0" for e in ex.equations))
-    D2 = D2.concluding("vanish: " + _text(dec2.method) + ".")
+    D2 = D2.concluding("vanish: " + tex_text(dec2.method) + ".")
     res.certificates.append(("eq. (2) holds with y'' = F_2, q'' = F_4 of the pH form",
                              gc.Certificate("eq. (2) residual == 0 along X' = F(X)", dec2.is_zero, dec2.method,
                                             stage=dec2.stage, derivation=D2)))
