@@ -59,7 +59,7 @@ from .catalog import scheme as _scheme_by_name
 from .errors import NotLowerableError, SystemDefinitionError
 from .integrate import Solution, _check_count, _check_dt, _check_flag, _check_y0, _parameter_values, integrate
 from .lower import _hoist_scalars, _pow_text, _refuse_generic
-from .systems import STEP_SYMBOL, CanonicalSystem, ContactSystem
+from .systems import STEP_SYMBOL, CanonicalSystem, ContactSystem, System
 
 __all__ = ["integrate_compiled", "compile_step", "CompiledStep", "CompiledPathWarning", "CompilerUnavailableError",
            "find_compiler", "cache_dir", "c_source"]
@@ -403,7 +403,7 @@ def integrate_compiled(system, scheme, y0, dt, steps, save_every=1, params=None,
     >>> sol.t
     array([0. , 0.5, 1. ])
     """
-    if not isinstance(system, (CanonicalSystem, ContactSystem)):
+    if not isinstance(system, System):
         raise SystemDefinitionError(
             f"integrate_compiled expects a HamiltonianSystem, ForcedHamiltonianSystem or ContactSystem, got"
             f" {type(system).__name__} {system!r}")

@@ -54,7 +54,7 @@ from geomcheck.errors import InvalidArgumentError, ShapeError
 from .catalog import scheme as _scheme_by_name
 from .errors import SystemDefinitionError
 from .lower import _split_implicit, lower, lower_expressions
-from .systems import STEP_SYMBOL, CanonicalSystem, ContactSystem
+from .systems import STEP_SYMBOL, CanonicalSystem, ContactSystem, System
 
 __all__ = ["integrate", "Solution"]
 
@@ -419,7 +419,7 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
     UnknownSchemeError, SchemeNotApplicableError, NotLowerableError, ShapeError,
     InvalidArgumentError, NewtonConvergenceError, StepSizeError
     """
-    if not isinstance(system, (CanonicalSystem, ContactSystem)):
+    if not isinstance(system, System):
         raise SystemDefinitionError(
             f"integrate expects a HamiltonianSystem, ForcedHamiltonianSystem or ContactSystem, got"
             f" {type(system).__name__} {system!r}"

@@ -25,7 +25,7 @@ from geomcheck.errors import ExpressionError
 
 from .errors import SystemDefinitionError
 
-__all__ = ["HamiltonianSystem", "ContactSystem", "CanonicalSystem", "STEP_SYMBOL"]
+__all__ = ["HamiltonianSystem", "ContactSystem", "CanonicalSystem", "System", "STEP_SYMBOL"]
 
 #: The step-size symbol of every scheme (DESIGN.md: "Step size symbol: h").
 STEP_SYMBOL = sympy.Symbol("h")
@@ -84,8 +84,13 @@ def _parameters(e, coords, time, given, owner):
     return tuple(sorted(free, key=lambda s: s.name)), values
 
 
-class _System:
-    """Shared behaviour: immutability by convention, equality by definition, LaTeX."""
+class System:
+    """The root of every system class: immutability by convention, equality by definition, LaTeX.
+
+    A subclass provides ``chart``, ``vector_field``, ``energy`` (a sympy expression, or None
+    when the system has none), ``_parameters``/``_values`` and ``_key()``; ``kind`` names it
+    for scheme requirements (:data:`integrators.schemes.base.REQUIREMENTS`).
+    """
 
     kind = "system"
     time = None
@@ -127,7 +132,7 @@ class _System:
         return f"${self._latex()}$"
 
 
-class CanonicalSystem(_System):
+class CanonicalSystem(System):
     """A system on canonical coordinates: positions ``q``, momenta ``p``, chart ``(q, p)``.
 
     The common base of :class:`HamiltonianSystem` and of systems that share its coordinates
@@ -238,7 +243,7 @@ class HamiltonianSystem(CanonicalSystem):
         return r"H = " + sympy.latex(self.H)
 
 
-class ContactSystem(_System):
+class ContactSystem(System):
     """A contact Hamiltonian system on ``(x, p, z)`` with contact form ``eta = dz - sum p_i dx_i``.
 
     The vector field (API.md): ``x' = H_p, p' = -H_x - p H_z, z' = p H_p - H``.
@@ -318,3 +323,6 @@ class ContactSystem(_System):
 
     def _latex(self, printer=None):
         return r"H = " + sympy.latex(self.H)
+
+
+_System = System  # the former private name

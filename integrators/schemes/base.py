@@ -12,6 +12,14 @@ Properties are strings:
 ``"contact"``                phi^* eta == g eta          (gc.certify_contact)
 ``"conformal-symplectic"``   phi^* omega == k omega      (gc.certify_conformal_symplectic)
 ``"energy-preserving"``      H o phi == H                (gc.certify_conserves)
+``"energy-balance"``         H o phi - H equals the scheme's discrete dissipation/supply
+                             term exactly (dissipative and port-Hamiltonian systems; the
+                             scheme's own ``_certify_one`` says which term)
+``"constraint-preserving"``  the constraints (and, where the scheme claims it, their hidden
+                             velocity constraints) hold after the step when they held before
+
+A requirement (``requires``) is a key of :data:`REQUIREMENTS`; the keys of
+:data:`SYSTEM_KINDS` are met exactly by systems whose ``kind`` is listed there.
 """
 
 from __future__ import annotations
@@ -21,11 +29,12 @@ import sympy
 import geomcheck as gc
 
 from ..errors import SchemeNotApplicableError
-from ..systems import STEP_SYMBOL, CanonicalSystem, ContactSystem, HamiltonianSystem
+from ..systems import STEP_SYMBOL, CanonicalSystem, ContactSystem, HamiltonianSystem, System
 
-__all__ = ["Scheme", "PROPERTIES", "REQUIREMENTS"]
+__all__ = ["Scheme", "PROPERTIES", "REQUIREMENTS", "SYSTEM_KINDS"]
 
-PROPERTIES = ("symplectic", "symmetric", "contact", "conformal-symplectic", "energy-preserving")
+PROPERTIES = ("symplectic", "symmetric", "contact", "conformal-symplectic", "energy-preserving", "energy-balance",
+              "constraint-preserving")
 
 #: what a scheme may require of a system, and how to say that it is missing
 REQUIREMENTS = {
@@ -34,6 +43,16 @@ REQUIREMENTS = {
     "separable": "a separable Hamiltonian H = T(p) + V(q)",
     "contact": "a contact system with a coordinate z (a ContactSystem)",
     "autonomous": "an autonomous system (no explicit time t)",
+    "damped": "a Hamiltonian system with linear damping p' = -H_q - gamma p (a DampedHamiltonianSystem)",
+    "constrained": "a Hamiltonian system with holonomic constraints g(q) = 0 (a ConstrainedHamiltonianSystem)",
+    "port-hamiltonian": "a port-Hamiltonian system x' = (J - R) grad H + g u (a PortHamiltonianSystem)",
+}
+
+#: requirements met by the system's ``kind`` alone: {requirement: kinds that meet it}
+SYSTEM_KINDS = {
+    "damped": frozenset({"damped-hamiltonian"}),
+    "constrained": frozenset({"constrained-hamiltonian"}),
+    "port-hamiltonian": frozenset({"port-hamiltonian"}),
 }
 
 
@@ -55,9 +74,12 @@ class Scheme:
     # -- applicability
     def why_not(self, system):
         """None when the scheme applies to ``system``, else the reason (a sentence)."""
-        if not isinstance(system, (CanonicalSystem, ContactSystem)):
-            return (f"expected a HamiltonianSystem, ForcedHamiltonianSystem or ContactSystem, got"
+        if not isinstance(system, System):
+            return (f"expected a system of integrators (HamiltonianSystem, ContactSystem, ...), got"
                     f" {type(system).__name__} {system!r}")
+        for req in sorted(self.requires & set(SYSTEM_KINDS)):
+            if getattr(system, "kind", None) not in SYSTEM_KINDS[req]:
+                return f"{self.name} needs {REQUIREMENTS[req]}; {system!r} is a {type(system).__name__}"
         if "hamiltonian" in self.requires and not isinstance(system, CanonicalSystem):
             if isinstance(system, ContactSystem):
                 return (f"{self.name} needs {REQUIREMENTS['hamiltonian']}; {system!r} is a contact system"

@@ -6,7 +6,15 @@ contact system (H = p^2/2 - cos x + z/5) for contact schemes, and a forced pendu
 time-dependent damping for schemes of time-dependent contact systems.  The generic system
 of a scheme is the most general one it applies to (:func:`generic_for`): ``T(p)`` undefined
 when the scheme allows it, ``p^2/2`` when it needs a Legendre transform (Herglotz).
+
+A scheme that needs a special kind of system (a requirement ``r`` such as "damped",
+"constrained", "port-hamiltonian") takes its cases from the module ``ig_cases_<r>.py``
+(dashes as underscores) beside this one, which defines ``GENERIC`` (a generic system),
+``CONCRETE`` (a concrete one), ``INITIAL`` (three initial states, dyadic numbers) and
+``exact_flow(y0, t, dps)`` (the concrete system's exact flow at time t).
 """
+
+import importlib
 
 import mpmath
 import sympy as sp
@@ -43,6 +51,18 @@ def is_time_dependent_scheme(name):
         FORCED_DAMPED_PENDULUM) is None
 
 
+def kind_cases(name):
+    """The cases module of a scheme needing a special kind of system, or None (see the module docstring)."""
+    for req in sorted(ig.scheme(name).requires):
+        module = "ig_cases_" + req.replace("-", "_")
+        try:
+            return importlib.import_module(module)
+        except ModuleNotFoundError as error:
+            if error.name != module:
+                raise
+    return None
+
+
 def generic_for(name):
     """The most general generic system the scheme applies to.
 
@@ -50,6 +70,9 @@ def generic_for(name):
     applies of: T(p) + V(x) + gamma z (T, V undefined); p^2/2 + V(x) + gamma z;
     T(p) + U(x, t) + G(t) z (time-dependent).
     """
+    cases = kind_cases(name)
+    if cases is not None:
+        return cases.GENERIC
     if not is_contact_scheme(name):
         return GENERIC
     s = ig.scheme(name)
@@ -60,6 +83,9 @@ def generic_for(name):
 
 
 def concrete_for(name):
+    cases = kind_cases(name)
+    if cases is not None:
+        return cases.CONCRETE
     if not is_contact_scheme(name):
         return PENDULUM
     return FORCED_DAMPED_PENDULUM if is_time_dependent_scheme(name) else DAMPED_PENDULUM
@@ -67,6 +93,10 @@ def concrete_for(name):
 
 def initial_for(name, batch=None):
     """Initial states of the concrete system (dyadic numbers)."""
+    cases = kind_cases(name)
+    if cases is not None:
+        base = [list(row) for row in cases.INITIAL]
+        return base if batch is None else base[:batch]
     base = [[1.0, 0.5], [2.0, -0.25], [-1.0, 1.5]]
     if is_contact_scheme(name):
         base = [row + [0.25 * k] for k, row in enumerate(base)]
@@ -75,6 +105,9 @@ def initial_for(name, batch=None):
 
 def exact_flow(name, y0, t, dps):
     """The exact flow of the concrete system at time t (mpmath Taylor-series solver)."""
+    cases = kind_cases(name)
+    if cases is not None:
+        return cases.exact_flow(y0, t, dps)
     with mpmath.workdps(dps + 5):
         y0 = [mpmath.mpf(v) for v in y0]
         if is_time_dependent_scheme(name):
