@@ -37,7 +37,7 @@ from geomcheck.errors import ExpressionError, InvalidArgumentError, ShapeError
 from .catalog import scheme as _scheme_by_name
 from .errors import NotLowerableError
 from .integrate import _check_count, _check_dt, _parameter_values
-from .lower import lower
+from .staged import lower_stages
 from .systems import STEP_SYMBOL
 
 __all__ = ["is_linear_map", "step_matrix", "propagate", "LinearStep", "lower_linear_scheme"]
@@ -96,15 +96,15 @@ def step_matrix(scheme, system, dt, params=None) -> np.ndarray:
         The step map is not linear and homogeneous in the state (use ``integrate``).
     """
     s = _scheme_by_name(scheme)
-    phi = s.step_map(system)
-    if not is_linear_map(phi):
+    stages = s.stages(system)
+    if not all(is_linear_map(st.map) for st in stages):
         raise NotLowerableError(
             f"the step map of {s.name} on {system!r} is not linear and homogeneous in the state"
             f" ({', '.join(map(str, system.coords[:4]))}...); it has no step matrix: use integrators.integrate")
     dt_value = _check_dt(dt, "numpy", None)
     values = _parameter_values(system, params)
     scalars = [STEP_SYMBOL, *system.parameters]
-    bound = lower(phi, backend="numpy", parameters=scalars).bind(
+    bound = lower_stages(stages, backend="numpy", parameters=scalars).bind(
         [dt_value] + [float(sympy.N(values[k])) for k in system.parameters])
     # the images of the unit vectors are the columns of M
     return bound.step_array(np.eye(system.dim)).T.copy()

@@ -52,6 +52,18 @@ flow itself grows, counts as well), and
   drift is what it is run to show;
 - implicit steps (midpoint, Gauss, trapezoidal: A-stable) and contact systems are not checked.
 
+Damped systems (:class:`~integrators.DampedHamiltonianSystem`): a scheme that requires "damped"
+(the conformally symplectic splittings) integrates the damping ``p -> e^{-gamma t} p`` exactly,
+so the damping limits no step size; its interval is taken on the damped oscillator
+``H = (p^2 + q^2)/2`` in the undamped limit ``gamma -> 0`` (``x = h omega_0``) and ``omega_max`` is
+the spectral radius of the Jacobian of the *undamped* vector field (``system.undamped``).  For
+``conformal-splitting-2`` (``det M = e^{-gamma h}``, ``tr M = (1 - x^2/2)(1 + e^{-gamma h})``) the
+interval ``x < 2`` is exact for every ``gamma >= 0``; for ``conformal-symplectic-euler`` the exact
+interval ``x^2 < 2(1 + e^{gamma h})`` contains ``x < 2`` (test_damped_systems.py proves both).  An
+overdamped mode (real eigenvalues of the full Jacobian far beyond ``omega_0``) is therefore not
+refused, as it would be by the full Jacobian.  Any other explicit scheme on a damped system (rk4,
+explicit Euler) is checked with the full Jacobian, damping included, as for a forced system.
+
 ``integrate(..., check_stability=False)`` skips the check.  The bound is local (at y0)
 for a nonlinear system; it is exact for a linear one.
 
@@ -192,29 +204,96 @@ def check_verlet_step(system, dt, params=None, at=None, limit=None) -> Stability
 _INTERVALS: dict = {}
 
 
-def _jury_functions(scheme_obj):
-    """``(x, [1 - det, 1 + det, 1 + det - tr, 1 + det + tr])`` for the step on the unit oscillator, or None.
+def _oscillator_matrices(s):
+    """``(x, [(M_i(x), factor_i)])``: the stages' matrices on the unit oscillator, or None.
 
-    The step is linear on the oscillator, so its matrix is read off the images of (1, 0) and
-    (0, 1) (no expansion: a long composition stays a nested expression).
+    Each stage is linear on the oscillator, so its matrix is read off the images of (1, 0) and
+    (0, 1) (no expansion).  None for an implicit or nonlinear stage, or a scheme that does not
+    apply to the oscillator.
     """
-    from .catalog import scheme as scheme_by_name
     from .systems import HamiltonianSystem
 
-    s = scheme_by_name(scheme_obj)
     q, p = sympy.symbols("q_stab p_stab", real=True)
     test = HamiltonianSystem((p**2 + q**2) / 2, q, p)
+    undamped_limit = {}
+    if "damped" in s.requires:
+        from .damped import DampedHamiltonianSystem
+
+        # the damped oscillator, its damping then set to 0: x = h omega_0 (module docstring)
+        g = sympy.Symbol("gamma_stab", positive=True)
+        test = DampedHamiltonianSystem((p**2 + q**2) / 2, q, p, damping=g)
+        undamped_limit = {g: sympy.S.Zero}
     if s.why_not(test) is not None:
         return None
-    phi = s.step_map(test)
-    if not isinstance(phi, gc.Map):
+    out = []
+    for st in s.stages(test):
+        phi = st.map
+        if undamped_limit and isinstance(phi, gc.Map):
+            phi = gc.Map(phi.source, phi.target, [e.xreplace(undamped_limit) for e in phi.exprs])
+        if not isinstance(phi, gc.Map):
+            return None
+        if any(diff(diff(e, a), b) != 0 for e in phi.exprs for a in (q, p) for b in (q, p)):
+            return None  # not linear in the state: no stability polynomial
+        col = [[e.xreplace({q: a, p: b}) for e in phi.exprs] for a, b in ((1, 0), (0, 1))]
+        out.append((sympy.ImmutableMatrix([[col[0][0], col[1][0]], [col[0][1], col[1][1]]]), st.factor))
+    return s.h, out
+
+
+def _jury(tr, det):
+    return [1 - det, 1 + det, 1 + det - tr, 1 + det + tr]
+
+
+def _jury_functions(scheme_obj):
+    """``(x, [1 - det, 1 + det, 1 + det - tr, 1 + det + tr])`` for a one-stage step on the unit oscillator.
+
+    None when the step is implicit, nonlinear, not applicable, or has several stages (those
+    are handled numerically by :func:`_staged_jury`).
+    """
+    from .catalog import scheme as scheme_by_name
+
+    found = _oscillator_matrices(scheme_by_name(scheme_obj))
+    if found is None or len(found[1]) != 1 or sympy.sympify(found[1][0][1]) != 1:
         return None
-    if any(diff(diff(e, a), b) != 0 for e in phi.exprs for a in (q, p) for b in (q, p)):
-        return None  # not linear in the state: no stability polynomial
-    col = [[e.xreplace({q: a, p: b}) for e in phi.exprs] for a, b in ((1, 0), (0, 1))]
-    tr = col[0][0] + col[1][1]
-    det = col[0][0] * col[1][1] - col[1][0] * col[0][1]
-    return s.h, [1 - det, 1 + det, 1 + det - tr, 1 + det + tr]
+    x, [(M, _)] = found
+    return x, _jury(M[0, 0] + M[1, 1], M[0, 0] * M[1, 1] - M[1, 0] * M[0, 1])
+
+
+def _staged_jury(scheme_obj):
+    """``(fast, precise)``: the Jury functions of a many-stage step as numeric functions of x, or None.
+
+    ``M(x) = M_m(gamma_m x) ... M_1(gamma_1 x)`` is multiplied out numerically (float64 on a
+    grid; mpmath at the working precision for the bisection): the product of 27 symbolic
+    matrices is too large an expression to search.
+    """
+    from .catalog import scheme as scheme_by_name
+
+    found = _oscillator_matrices(scheme_by_name(scheme_obj))
+    if found is None:
+        return None
+    x, mats = found
+    distinct = {}
+    for M, _ in mats:
+        distinct.setdefault(M, None)
+    num = {M: sympy.lambdify(x, M.tolist(), "numpy") for M in distinct}
+    mp = {M: sympy.lambdify(x, M.tolist(), "mpmath") for M in distinct}
+
+    def fast(grid):
+        P = np.broadcast_to(np.eye(2), (grid.size, 2, 2)).copy()
+        for M, g in mats:
+            A = np.array([[np.broadcast_to(np.asarray(v, dtype=float), grid.shape) for v in row]
+                          for row in num[M](float(sympy.N(g, 20)) * grid)])     # (2, 2, N)
+            P = np.einsum("ijn,njk->nik", A, P)
+        tr = P[:, 0, 0] + P[:, 1, 1]
+        det = P[:, 0, 0] * P[:, 1, 1] - P[:, 0, 1] * P[:, 1, 0]
+        return _jury(tr, det)
+
+    def precise(v):
+        P = mpmath.eye(2)
+        for M, g in mats:
+            P = mpmath.matrix(mp[M](mpmath.mpf(sympy.N(g, mpmath.mp.dps + 5)) * v)) * P
+        return _jury(P[0, 0] + P[1, 1], P[0, 0] * P[1, 1] - P[0, 1] * P[1, 0])
+
+    return fast, precise
 
 
 def _is_rational(expr):
@@ -254,15 +333,20 @@ def _numeric_interval(x, funcs):
     Used when the coefficients are irrational (Yoshida's cube roots of 2); an instability window
     narrower than the grid spacing could be missed.
     """
-    grid = np.arange(1, int(SCAN_MAX / SCAN_STEP) + 1) * SCAN_STEP
     fast = sympy.lambdify(x, funcs, "numpy", cse=True)
+    precise = sympy.lambdify(x, funcs, "mpmath", cse=True)
+    return _search(fast, precise)
+
+
+def _search(fast, precise):
+    """The grid search and bisection of :func:`_numeric_interval` on numeric Jury functions."""
+    grid = np.arange(1, int(SCAN_MAX / SCAN_STEP) + 1) * SCAN_STEP
     with np.errstate(all="ignore"):
         values = np.array([np.broadcast_to(v, grid.shape) for v in fast(grid)], dtype=float)
     bad = ~(values >= -SCAN_TOL).all(axis=0)
     if not bad.any():
         return sympy.oo
     k = int(np.argmax(bad))
-    precise = sympy.lambdify(x, funcs, "mpmath", cse=True)
     with mpmath.workdps(40):
         def fails(v):
             return any(val < -mpmath.mpf(10) ** -30 for val in precise(mpmath.mpf(v)))
@@ -299,7 +383,8 @@ def stability_interval(scheme_obj):
         return _INTERVALS[key]
     jury = _jury_functions(s)
     if jury is None:
-        result = None
+        staged = _staged_jury(s)
+        result = None if staged is None else _search(*staged)
     else:
         x, funcs = jury
         result = _exact_interval(x, funcs)
@@ -411,7 +496,12 @@ def check_step(system, scheme_obj, dt, Y, values, t=None):
     if x_max is None or x_max == sympy.oo:
         return x_max, None
     dt = float(dt)
-    omega = jacobian_spectral_radius(system, Y, values, t, above=None if x_max == 0 else float(x_max) / dt)
+    from .catalog import scheme as scheme_by_name
+
+    frequencies_of = system
+    if getattr(system, "kind", None) == "damped-hamiltonian" and "damped" in scheme_by_name(scheme_obj).requires:
+        frequencies_of = system.undamped     # the scheme's damping flow is exact (module docstring)
+    omega = jacobian_spectral_radius(frequencies_of, Y, values, t, above=None if x_max == 0 else float(x_max) / dt)
     name = getattr(scheme_obj, "name", scheme_obj)
     if x_max == 0:
         if omega > 0:
@@ -428,7 +518,8 @@ def check_step(system, scheme_obj, dt, Y, values, t=None):
         raise StepSizeError(
             f"dt = {dt:g} is beyond the linear stability limit of {name} for {system!r}: dt*omega_max ="
             f" {dt * omega:.4g} >= {shown}, omega_max = {omega:.6g} being the largest |eigenvalue| of the Jacobian"
-            f" of the vector field at y0; the numerical solution would grow without bound. Take"
+            f" of the{' undamped' if frequencies_of is not system else ''} vector field at y0; the numerical"
+            f" solution would grow without bound. Take"
             f" dt < {xf / omega:.6g}, use an implicit scheme, or pass check_stability=False."
         )
     return x_max, omega

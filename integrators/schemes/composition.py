@@ -32,7 +32,7 @@ from geomcheck.certify import Certificate, compositions
 from geomcheck.errors import CompositionCoefficientError, CompositionError
 
 from ..systems import HamiltonianSystem
-from .base import Scheme, scaled
+from .base import Scheme, Stage, scaled
 
 __all__ = ["Composition", "test_system"]
 
@@ -114,13 +114,39 @@ class Composition(Scheme):
         self._order = None
         self._props = None
 
+    def stages(self, system) -> tuple:
+        """The base's stages at the steps ``gamma_i h``, in the order they act (``gamma_m`` first).
+
+        A stage of a time-dependent system starts where the previous ones ended: its
+        ``offset`` is the sum of the factors before it.
+        """
+        self.check_applies(system)
+        out, elapsed = [], sympy.Integer(0)
+        for g in reversed(self.gammas):
+            for st in self.base.stages(system):
+                out.append(Stage(st.map, g * st.factor, elapsed + g * st.offset))
+            elapsed += g
+        return tuple(out)
+
     def _build(self, system):
-        base_map = self.base.step_map(system)
-        maps = [scaled(base_map, g) for g in self.gammas]
-        phi = maps[-1]
-        for m in reversed(maps[:-1]):
-            phi = gc.compose(m, phi)
+        # the composite of the stages, as ONE map (for certificates that need it; expensive
+        # for many stages: running and lowering use :meth:`stages`)
+        phi = None
+        for st in self.stages(system):
+            m = scaled(st.map, st.factor, st.offset, system.time)
+            phi = m if phi is None else gc.compose(m, phi)
         return phi
+
+    def certify(self, system, properties=None) -> dict:
+        """As :meth:`Scheme.certify`; the composite map is built only for a property that needs it."""
+        self.check_applies(system)
+        wanted = ["order", *sorted(self.properties)] if properties is None else list(properties)
+        out = {}
+        for prop in wanted:
+            cert = self._certify_one(prop, None, system)
+            if cert is not None:
+                out[prop] = cert
+        return out
 
     def _symmetric_base(self) -> bool:
         return "symmetric" in self.base.properties and self.base.order >= 2 and self.base.order % 2 == 0
@@ -156,7 +182,10 @@ class Composition(Scheme):
             return self.order_certificate()
         if prop in self.base.properties and prop != "symmetric":
             return self._from_the_base(prop, system)
-        return super()._certify_one(prop, phi, system)
+        if prop == "symmetric" and "symmetric" in self.base.properties and system.time is None \
+                and compositions.is_symmetric_composition(self.gammas):
+            return self._palindromic(system)
+        return super()._certify_one(prop, self.step_map(system) if phi is None else phi, system)
 
     def _from_the_base(self, prop, system):
         """A structure the base step preserves on ``system`` for every h is preserved by the composite.
@@ -177,6 +206,22 @@ class Composition(Scheme):
             stage=c.stage, residual=c.residual, derivation=c.derivation, factor=factor,
             method=(f"each factor base(gamma_i h) is the base step at another step size, and the base step is"
                     f" {prop} for every h on this system ({c.method}); so is their composite"))
+
+    def _palindromic(self, system):
+        """A palindromic composition of a symmetric step is symmetric: its adjoint is itself.
+
+        ``(phi_{g1 h} o ... o phi_{gm h})^* = phi*_{gm h} o ... o phi*_{g1 h}``, and with
+        ``phi* = phi`` (the base is symmetric on this system) and ``g_i = g_{m+1-i}`` that is
+        the same composition.
+        """
+        c = self.base.certify(system, properties=["symmetric"]).get("symmetric")
+        if c is None:
+            return None
+        return Certificate(
+            claim=f"symmetric (palindromic composition of {len(self.gammas)} steps of {self.base.name})",
+            holds=c.holds, stage=c.stage, residual=c.residual, derivation=c.derivation,
+            method=(f"the coefficients are palindromic and the base step is symmetric on this system ({c.method});"
+                    " the adjoint of the composite is the same composition"))
 
     @property
     def order(self) -> int:
