@@ -192,11 +192,6 @@ def odd_left_derivative(terms: Mapping, index: int) -> Terms:
 # ---------------------------------------------------------------------------
 # charts
 
-# Every symbol ever used as a chart coordinate.  A map's expressions may contain
-# parameters (a step size h, a mass m), but a coordinate of some *other* chart in
-# them is a mix-up of old and new coordinates, refused by the maps.
-KNOWN_COORDINATES: set = set()
-
 _NAME = re.compile(r"^[A-Za-z_\\][A-Za-z0-9_{}^\\']*$")
 
 
@@ -289,7 +284,6 @@ class Chart:
         self._degrees = degrees
         self._index = {c: i for i, c in enumerate(coords)}
         self._coord_set = frozenset(coords)
-        KNOWN_COORDINATES.update(coords)
         self._odd = tuple(c for c, d in zip(coords, degrees) if d % 2)
         self._even = tuple(c for c, d in zip(coords, degrees) if not d % 2)
         self._odd_index = {c: i for i, c in enumerate(self._odd)}

@@ -16,14 +16,22 @@ True
 """
 
 from .catalog import list_schemes, scheme
+from .constrained import ConstrainedHamiltonianSystem
+from .coupled_natural import CoupledNaturalSystem
+from .damped import DampedHamiltonianSystem
 from .examples import example_system, list_example_systems
 from .integrate import Solution, integrate
+from .port_hamiltonian import PortHamiltonianSystem
 from .schemes import Composition, PartitionedRungeKutta, RungeKutta
 from .systems import ContactSystem, HamiltonianSystem
 
 __all__ = [
     "HamiltonianSystem",
     "ContactSystem",
+    "ConstrainedHamiltonianSystem",
+    "CoupledNaturalSystem",
+    "DampedHamiltonianSystem",
+    "PortHamiltonianSystem",
     "list_schemes",
     "example_system",
     "list_example_systems",

@@ -22,12 +22,19 @@ from geomcheck.certify import families
 from .errors import UnknownSchemeError
 from geomcheck.certify import compositions
 
+from .port_hamiltonian import PortHamiltonianDiscreteGradient
 from .schemes.composition import Composition
+from .schemes.conformal_splitting import ConformalSplitting, ConformalSymplecticEuler
 from .schemes.contact_splitting import ContactSplitting
+from .schemes.coupled_discrete_gradient import CoupledDiscreteGradient
 from .schemes.contact_time_splitting import TimeDependentContactSplitting
 from .schemes.contact_variational import HerglotzVariational, contact_yoshida
+from .schemes.discrete_dirac import DiscreteDirac
+from .schemes.discrete_gradient import DiscreteGradientScheme
 from .schemes.feng_kang import FengKang
 from .schemes.partitioned import PartitionedRungeKutta
+from .schemes.rattle import Rattle
+from .schemes.refined_composition import RefinedComposition
 from .schemes.runge_kutta import RungeKutta
 from .schemes.verlet import StormerVerlet
 
@@ -57,6 +64,15 @@ def _verlet_composition(name, gammas, description):
     return make
 
 
+def _refined_composition(name, order):
+    def make():
+        stages = {6: 9, 8: 17}[order]
+        return RefinedComposition(StormerVerlet("velocity"), compositions.kahan_li(order), name=name,
+                                  description=f"Kahan and Li's {stages}-stage symmetric composition of"
+                                              f" Stormer-Verlet (order {order}; coefficients refined to 60 digits)")
+    return make
+
+
 # name: (factory, declared order, declared properties)
 #
 # Compositions (yoshida-*, suzuki-4, kahan-li-*, contact-yoshida-*): the order is certified by
@@ -64,11 +80,9 @@ def _verlet_composition(name, gammas, description):
 # the free Lie algebra, valid for every system on which the base is symmetric of order 2),
 # the structure by the base's certificate.  The map-level Taylor expansion is certified in the
 # test-suite where it fits in seconds (yoshida-4; contact-yoshida-4 takes ~30 s).
-# Not registered yet: yoshida-6, yoshida-8, suzuki-4, kahan-li-6, kahan-li-8 (RefinedComposition),
-# contact-yoshida-6: their order and properties certify in seconds (test_catalog_new_entries.py),
-# but the composed step is one expression tree that grows exponentially with the stages (each
-# stage uses the previous state several times): building it or evaluating it at 80 digits in the
-# catalog-wide lowering test takes minutes.  They need a staged step (stages kept as a sequence).
+# Many-stage compositions (27 stages for yoshida-8) are run stage by stage
+# (Scheme.stages, integrators.staged): their composite step is never built as one expression
+# to run them.
 _ENTRIES = {
     "explicit-euler": (lambda: RungeKutta.from_tableau(families.explicit_euler(), name="explicit-euler",
                                                        description="explicit Euler (baseline, not structure-preserving)"),
@@ -102,8 +116,29 @@ _ENTRIES = {
     **{f"yoshida-{k}": (_verlet_composition(f"yoshida-{k}", lambda k=k: compositions.yoshida_composition(k),
                                             f"Yoshida's triple jumps of Stormer-Verlet to order {k}"
                                             f" ({3 ** (k // 2 - 1)} stages, exact coefficients)"), k, _SP)
-       for k in (4,)},
+       for k in (4, 6, 8)},
+    "suzuki-4": (_verlet_composition("suzuki-4", lambda: compositions.suzuki_fractal(4),
+                                     "Suzuki's fractal five-stage composition of Stormer-Verlet (order 4)"), 4, _SP),
+    **{f"kahan-li-{k}": (_refined_composition(f"kahan-li-{k}", k), k, _SP) for k in (6, 8)},
+    "contact-yoshida-6": (lambda: contact_yoshida(6), 6, frozenset({"contact", "symmetric"})),
     "feng-kang-4": (FengKang, 4, _SP),
+    # discrete-gradient schemes y' = y + h J gbar(y', y) (HamiltonianSystem, any H; energy-preserving)
+    "average-vector-field": (lambda: DiscreteGradientScheme("average-vector-field"), 2,
+                             frozenset({"energy-preserving", "symmetric"})),
+    "gonzalez": (lambda: DiscreteGradientScheme("gonzalez"), 2, frozenset({"energy-preserving", "symmetric"})),
+    "itoh-abe": (lambda: DiscreteGradientScheme("itoh-abe"), 1, frozenset({"energy-preserving"})),
+    # port-Hamiltonian systems x' = (J - R) grad H + g u (PortHamiltonianSystem): the discrete power balance
+    "port-hamiltonian-avf": (lambda: PortHamiltonianDiscreteGradient("average-vector-field"), 2,
+                             frozenset({"energy-balance", "symmetric"})),
+    # Komatsu-Terakawa-Yaguchi 2020: discrete-gradient schemes of coupled natural systems (CoupledNaturalSystem)
+    "coupled-avf": (lambda: CoupledDiscreteGradient("avf"), 2, frozenset({"energy-balance", "symmetric"})),
+    "coupled-itoh-abe": (lambda: CoupledDiscreteGradient("itoh-abe"), 1, frozenset({"energy-balance"})),
+    # conformally symplectic splittings for linear damping (DampedHamiltonianSystem)
+    "conformal-splitting-2": (ConformalSplitting, 2, frozenset({"conformal-symplectic", "symmetric"})),
+    "conformal-symplectic-euler": (ConformalSymplecticEuler, 1, frozenset({"conformal-symplectic"})),
+    # holonomic constraints (ConstrainedHamiltonianSystem): properties on the constraint manifold
+    "rattle": (Rattle, 2, frozenset({"symplectic", "symmetric", "constraint-preserving"})),
+    "discrete-dirac": (DiscreteDirac, 1, frozenset()),
 }
 
 _BUILT: dict = {}

@@ -72,3 +72,31 @@ class NewtonConvergenceError(GeomcheckError, ValueError):
         self.trajectories = list(trajectories)
         self.residuals = list(residuals)
         self.step = step
+
+
+# -- damped systems (integrators.damped)
+__all__ += ["DampingError"]
+
+
+class DampingError(SystemDefinitionError):
+    """A damping coefficient that is not a positive finite number or a constant Symbol."""
+
+
+__all__ += ["InconsistentStateError"]
+
+
+class InconsistentStateError(GeomcheckError, ValueError):
+    """An initial state off the constraint manifold of a constrained system (the message names the constraint).
+
+    Attributes
+    ----------
+    name : str          the violated constraint (``g_a``, ``c_a`` for a hidden one, ``rank``)
+    value : float       its absolute value at the state
+    trajectory : int    the index of the state in the batch
+    """
+
+    def __init__(self, message, name=None, value=None, trajectory=None):
+        super().__init__(message)
+        self.name = name
+        self.value = value
+        self.trajectory = trajectory

@@ -91,7 +91,42 @@ _EXAMPLES = {
     "generic-contact": (_generic_contact, (), "contact H = A(p) + B(x) + C z, any smooth A, B"),
     "generic-contact-quadratic": (_generic_contact_quadratic, (), "contact H = p^2/2 + B(x) + C z, any smooth B"),
     "generic-contact-time": (_generic_contact_time, (), "contact H = A(p) + B(x, t) + C(t) z, any smooth A, B, C"),
+    "generic-damped": (lambda: _generic_damped(), (), "H = p^2/2 + V(q) with linear damping p' = -V'(q) - gamma p"),
+    "generic-coupled-natural": (lambda: _coupled_natural(True), (),
+                                "a damped quartic oscillator touching a two-mass chain, every coefficient a symbol"),
+    "generic-port-hamiltonian": (lambda: _generic_port_hamiltonian(), (),
+                                 "pH: H = p^2/2 + V(q), canonical J, R = diag(0, gamma), input U(q) on p'"),
+    "generic-constrained": (lambda: _generic_constrained(), (),
+                            "a particle on the circle x^2 + y^2 = l^2 in any potential V(x, y) (holonomic constraint)"),
 }
+
+
+def _generic_constrained():
+    from .constrained import planar_pendulum
+
+    x, y, l = sympy.symbols("x y l")
+    return planar_pendulum(sympy.Function("V")(x, y), l)
+
+
+def _generic_port_hamiltonian():
+    from .port_hamiltonian import PortHamiltonianSystem
+
+    q, p, gamma = sympy.symbols("q p gamma")
+    return PortHamiltonianSystem([[0, 1], [-1, 0]], [[0, 0], [0, gamma]], p**2 / 2 + sympy.Function("V")(q), [q, p],
+                                 g=[[0], [1]], u=[sympy.Function("U")(q)])
+
+
+def _coupled_natural(generic):
+    from .coupled_natural import oscillator_touching_chain
+
+    return oscillator_touching_chain(generic=generic)
+
+
+def _generic_damped():
+    from .damped import DampedHamiltonianSystem
+
+    q, p, gamma = sympy.symbols("q p gamma")
+    return DampedHamiltonianSystem(p**2 / 2 + sympy.Function("V")(q), q, p, damping=gamma)
 
 
 def list_example_systems() -> list:
@@ -133,4 +168,12 @@ def default_example_for(scheme) -> str:
             if scheme.why_not(example_system(name)) is None:
                 return name
         return "generic-contact"
+    if "damped" in scheme.requires:
+        return "generic-damped"
+    if "coupled-natural" in scheme.requires:
+        return "generic-coupled-natural"
+    if "port-hamiltonian" in scheme.requires:
+        return "generic-port-hamiltonian"
+    if "constrained" in scheme.requires:
+        return "generic-constrained"
     return "generic-1dof"

@@ -143,7 +143,6 @@ class ForcedHamiltonianSystem(CanonicalSystem):
         self.forces = dict(coupled.interactions)
         everything = sympy.Tuple(self.H, *[X.component(x) for x in chart.coords])
         self._parameters, self._values = _parameters(everything, chart.coords, None, parameters, owner)
-        self._separable = None
 
     def _key(self):
         comps = tuple(self.vector_field.component(x) for x in self.chart.coords)
@@ -158,12 +157,7 @@ class ForcedHamiltonianSystem(CanonicalSystem):
     @property
     def is_separable(self) -> bool:
         """True iff every ``q'`` is free of q and every ``p'`` is free of p (Verlet is explicit)."""
-        if self._separable is None:
-            X = self.vector_field
-            qs, ps = set(self.q), set(self.p)
-            self._separable = (all(not (X.component(x).free_symbols & qs) for x in self.q)
-                               and all(not (X.component(x).free_symbols & ps) for x in self.p))
-        return self._separable
+        return self._vector_field_is_separable()
 
     def __repr__(self):
         sizes = ", ".join(str(len(s.q)) for s in self.coupled.subsystems)

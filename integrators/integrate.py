@@ -22,7 +22,10 @@ Options of a long run:
 
 Step sizes are fixed: symplectic and symmetric schemes lose their structure (and with it
 the bounded energy error over long times) when the step size is adapted to the state,
-since the variable-step map is no longer a symplectic map of the phase space.
+since the variable-step map is no longer a symplectic map of the phase space (Stormer-Verlet
+with ``h`` replaced by ``h s(q, p)`` is certified NOT symplectic, with a counterexample, in
+``tests/integrators/test_integrate_guards.py``); variable steps that keep the structure need a
+time transformation of the system itself (Sundman), not an adaptive controller.
 
 >>> import sympy, numpy as np, integrators as ig
 >>> q, p = sympy.symbols("q p")
@@ -38,6 +41,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import sys
@@ -53,8 +57,10 @@ from geomcheck.errors import InvalidArgumentError, ShapeError
 
 from .catalog import scheme as _scheme_by_name
 from .errors import SystemDefinitionError
-from .lower import _split_implicit, lower, lower_expressions
-from .systems import STEP_SYMBOL, CanonicalSystem, ContactSystem, System
+from .lower import LoweredStep, _split_implicit, lower_expressions
+from .newton import check_newton_mode
+from .staged import StagedStep, lower_stages
+from .systems import STEP_SYMBOL, CanonicalSystem, System
 
 __all__ = ["integrate", "Solution"]
 
@@ -96,6 +102,21 @@ class Solution:
         if self._energy is None:
             self._energy = self._evaluate(self.system.energy)
         return self._energy
+
+    def constraint_drift(self):
+        """``(g, c)``: ``max_a |g_a|`` and ``max_a |(G H_p)_a|`` at every saved state of a constrained system.
+
+        Each of shape ``(n_saved, batch)`` or ``(n_saved,)`` (dtype object of mpf for mpmath): how far
+        the run has left the constraint manifold, in positions and in the hidden (velocity) constraints.
+        """
+        residuals = getattr(self.system, "constraint_residuals", None)
+        if residuals is None:
+            raise SystemDefinitionError(f"constraint_drift needs a ConstrainedHamiltonianSystem; {self.system!r} has"
+                                        " no constraints")
+        values = {name: abs(self._evaluate(e)) for name, e in residuals.items()}
+        g = [v for name, v in values.items() if name.startswith("g")]
+        c = [v for name, v in values.items() if name.startswith("c")]
+        return functools.reduce(np.maximum, g), functools.reduce(np.maximum, c)
 
     def _evaluate(self, expr):
         system = self.system
@@ -322,14 +343,9 @@ class _Increment:
             S = self._scalars(bound)
             u = []
             if self.implicit:
-                from .newton import newton_numpy
-
-                u = newton_numpy(self.lowered, bound.S, y, tol=bound.tol, max_iter=bound.max_iter,
-                                 step_index=step_index)
+                u = bound.solver.numpy(y, step_index)
             out = K.kernel(S, *y, *u)
             return [o if a else np.full(batch, o, dtype=float) for o, a in zip(out, K.is_array)]
-        from .newton import newton_mpmath
-
         dps = bound.dps or mpmath.mp.dps
         batch = len(y[0])
         with mpmath.workdps(dps):
@@ -339,10 +355,36 @@ class _Increment:
                 x = [c[b] for c in y]
                 u = []
                 if self.implicit:
-                    u = newton_mpmath(self.lowered, bound.S, x, dps=dps, tol=bound.tol, max_iter=bound.max_iter,
-                                      trajectory=b, step_index=step_index)
+                    u = bound.solver.mpmath(x, dps, trajectory=b, step_index=step_index)
                 rows.append(K.kernel(S, *x, *u))
             return [[mpmath.mpf(r[i]) for r in rows] for i in range(len(y))]
+
+
+class _StagedIncrement:
+    """The increment of a staged step: the stages' increments summed, each from the running state.
+
+    Each stage's increment ``Phi_i(Y) - Y`` is lowered on its own and accumulated in ``d``;
+    the stage after it starts from ``y + d`` (rounded: it only feeds the next small
+    increment), so the sum that reaches ``y`` is the accurately accumulated ``d``.
+    """
+
+    def __init__(self, staged, coords, scalars, backend):
+        self.backend = backend
+        self.parts = [_Increment(st.map, L, coords, scalars, backend) for st, L in zip(staged.stages, staged.lowered)]
+
+    def __call__(self, bound, y, step_index):
+        d = None
+        Y = y
+        for part, b in zip(self.parts, bound.bound):
+            di = part(b, Y, step_index)
+            if self.backend == "numpy":
+                d = di if d is None else [a + e for a, e in zip(d, di)]
+                Y = [a + e for a, e in zip(y, d)]
+            else:
+                with mpmath.workdps(bound.dps or mpmath.mp.dps):
+                    d = di if d is None else [[a + e for a, e in zip(r, t)] for r, t in zip(d, di)]
+                    Y = [[a + e for a, e in zip(r, t)] for r, t in zip(y, d)]
+        return d
 
 
 def _kahan_add(y, c, d, backend, dps):
@@ -373,12 +415,12 @@ def _kahan_add(y, c, d, backend, dps):
 
 
 def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None, save_every=10, params=None,
-              t0=0, tol=None, max_iter=50, compensated=False, progress=None, check_stability=True):
+              t0=0, tol=None, max_iter=50, compensated=False, progress=None, check_stability=True, newton="full"):
     """Integrate ``system`` with ``scheme`` from ``y0``.
 
     Parameters
     ----------
-    system : HamiltonianSystem, ForcedHamiltonianSystem or ContactSystem (concrete: no undefined functions)
+    system : a system of integrators (HamiltonianSystem, ContactSystem, ...; concrete: no undefined functions)
     scheme : str (a catalog name, see ``list_schemes()``) or a Scheme
     y0 : array_like, shape (dim,) or (batch, dim)
         Coordinates in the system chart's order (q then p; x, p, z for contact systems).
@@ -399,6 +441,11 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
     t0 : number
         Initial time (for time-dependent systems; also the first entry of ``sol.t``).
     tol, max_iter : Newton options for implicit schemes (default tol: 1e-13 numpy, 10**(5-dps) mpmath).
+    newton : "full", "simplified" or "auto"
+        How implicit stage equations are solved (:mod:`integrators.newton`): a fresh Jacobian every
+        iteration; or one factorization reused across iterations and steps (refreshed when the
+        contraction rate deteriorates; one per run for linear stage equations); or simplified with
+        full Newton for the trajectories where it fails.
     compensated : bool
         Advance by the separately lowered increment ``Phi(y) - y`` with Kahan summation, so
         that the rounding of ``y_n + increment`` does not accumulate over long runs.
@@ -421,7 +468,8 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
     """
     if not isinstance(system, System):
         raise SystemDefinitionError(
-            f"integrate expects a HamiltonianSystem, ForcedHamiltonianSystem or ContactSystem, got"
+            f"integrate expects a system of integrators (HamiltonianSystem, ContactSystem, DampedHamiltonianSystem,"
+            f" ConstrainedHamiltonianSystem, PortHamiltonianSystem, ...), got"
             f" {type(system).__name__} {system!r}"
         )
     s = _scheme_by_name(scheme)
@@ -451,19 +499,35 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
     dt_value = _check_dt(dt, backend, dps)
     Y, single = _check_y0(y0, system.dim, backend, dps, system.coords)
     values = _parameter_values(system, params)
+    if hasattr(system, "check_state"):     # a constrained system: y0 must lie on its constraint manifold
+        system.check_state(Y, values)
     compensated = _check_flag(compensated, "compensated")
     check_stability = _check_flag(check_stability, "check_stability")
     progress = _check_flag(progress, "progress", allow_none=True)
+    newton = check_newton_mode(newton)
 
-    phi = s.step_map(system)
-    if check_stability and isinstance(phi, gc.Map) and isinstance(system, CanonicalSystem):
+    stages = s.stages(system)
+    explicit = all(isinstance(st.map, gc.Map) for st in stages)
+    if check_stability and explicit and isinstance(system, CanonicalSystem):
         from .stability import check_step
 
         t_start = float(sympy.N(t0)) if isinstance(t0, sympy.Basic) else float(t0)
         check_step(system, s, float(dt_value), np.asarray(Y, dtype=float), values, t_start)
     scalars = [STEP_SYMBOL, *system.parameters] + ([system.time] if system.time is not None else [])
-    lowered = lower(phi, backend=backend, parameters=scalars)
-    increment = _Increment(phi, lowered, system.coords, scalars, backend) if compensated else None
+    lowered = None
+    if backend == "numpy" and not compensated and not explicit and len(stages) == 1 and system.time is None:
+        from .linear_implicit import linear_implicit_step
+
+        # a linear implicit step: A factored once per step size, no Newton (None when not linear)
+        lowered = linear_implicit_step(stages[0].map, scalars)
+    if lowered is None:
+        lowered = lower_stages(stages, backend=backend, parameters=scalars, time=system.time)
+    increment = None
+    if compensated:
+        if isinstance(lowered, StagedStep):
+            increment = _StagedIncrement(lowered, system.coords, scalars, backend)
+        else:
+            increment = _Increment(stages[0].map, lowered, system.coords, scalars, backend)
     batch, dim = Y.shape
     saved_steps = list(range(0, steps + 1, save_every))
     if saved_steps[-1] != steps:
@@ -484,6 +548,8 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
 
     time_dependent = system.time is not None
     options = dict(tol=tol, max_iter=max_iter, dps=dps)
+    if isinstance(lowered, (LoweredStep, StagedStep)):        # a linear implicit step has no Newton mode
+        options["newton"] = newton
 
     def bind(n):
         if time_dependent:

@@ -215,7 +215,9 @@ def _hoist_scalars(outputs, arrays, numbers=False):
         r = memo.get(e)
         if r is not None:
             return r
-        if not depends(e):
+        if not depends(e) and isinstance(e, sympy.Expr):
+            # only expressions are hoisted: the branches (expr, cond) of a Piecewise and its
+            # conditions are not values, and are rebuilt with their hoisted parts below
             r = hoist(e)
         elif e.is_Pow and e.exp.is_Number:
             r = e.func(visit(e.base), e.exp)
@@ -244,13 +246,17 @@ def lower_expressions(exprs, coords, parameters, backend="numpy", what="expressi
 # ------------------------------------------------------------------------ steps
 
 
-def _split_implicit(phi):
-    """``(stage unknowns, stage equations, {new: explicit value})`` or None when not of that form."""
+def _split_implicit(phi, equations=None):
+    """``(stage unknowns, stage equations, {new: explicit value})`` or None when not of that form.
+
+    ``equations`` (default ``phi.equations``): the map's equations in the form to be lowered.
+    """
+    equations = phi.equations if equations is None else equations
     new = set(phi.new)
     explicit = {}
     used = set()
     for Y in phi.new:
-        for k, e in enumerate(phi.equations):
+        for k, e in enumerate(equations):
             if k in used or not e.has(Y):
                 continue
             if sympy.diff(e, Y) == 1:
@@ -261,7 +267,7 @@ def _split_implicit(phi):
                     break
     if len(explicit) != len(phi.new):
         return None
-    remaining = [e for k, e in enumerate(phi.equations) if k not in used]
+    remaining = [e for k, e in enumerate(equations) if k not in used]
     if any(e.free_symbols & new for e in remaining):
         return None
     return tuple(phi.auxiliary), remaining, explicit
@@ -316,16 +322,21 @@ class LoweredStep:
             self.source = self.update.source
             return
         self.explicit = False
-        _refuse_generic(phi.equations, what)
-        split = _split_implicit(phi)
+        # a map may carry an evaluation rule for subexpressions of its equations (removable
+        # singularities such as divided differences: integrators.schemes.quotients), the same
+        # functions written to be evaluated in finite precision; otherwise its equations
+        source_equations = tuple(getattr(phi, "evaluation_equations", None) or phi.equations)
+        _refuse_generic(source_equations, what)
+        split = _split_implicit(phi, source_equations)
         if split is None:
-            unknowns, equations, final = tuple(phi.unknowns), list(phi.equations), {Y: Y for Y in phi.new}
+            unknowns, equations, final = tuple(phi.unknowns), list(source_equations), {Y: Y for Y in phi.new}
         else:
             unknowns, equations, final = split
         self.unknowns = unknowns
         m = len(unknowns)
         jac = [sympy.diff(e, u) for e in equations for u in unknowns]
         self.m = m
+        self.equations, self.jacobian = tuple(equations), tuple(jac)     # read by newton.stage_structure
         self.residual = Kernel(list(equations) + jac, self.coords + unknowns, self.parameters, backend)
         self.guess = Kernel([phi.guess[u] for u in unknowns], self.coords, self.parameters, backend)
         self.update = Kernel([final[Y] for Y in phi.new], self.coords + unknowns, self.parameters, backend)
@@ -354,9 +365,11 @@ class BoundStep:
 
     numpy: ``step(components)`` takes and returns a list of ``dim`` arrays of shape
     ``(batch,)``; mpmath: a list of ``dim`` lists of mpf (one per trajectory).
+    Implicit steps: ``tol``, ``max_iter`` and ``newton`` (see :mod:`integrators.newton`)
+    configure ``solver``, which solves the stage equations.
     """
 
-    def __init__(self, lowered: LoweredStep, values, tol=None, max_iter=50, dps=None):
+    def __init__(self, lowered: LoweredStep, values, tol=None, max_iter=50, dps=None, newton="full"):
         self.lowered = lowered
         self.backend = lowered.backend
         self.dps = dps
@@ -372,6 +385,11 @@ class BoundStep:
         self.values = vals
         self.tol = tol
         self.max_iter = max_iter
+        from .newton import StageSolver, check_newton_mode
+
+        mode = check_newton_mode(newton)
+        # the stage equations' solver (Newton mode "full", "simplified" or "auto"), None if explicit
+        self.solver = None if lowered.explicit else StageSolver(self, mode)
 
     def _kernels(self):
         L = self.lowered
@@ -391,9 +409,7 @@ class BoundStep:
         if L.explicit:
             out = L.update.kernel(self.S["update"], *y)
             return [o if a else np.full(batch, o, dtype=float) for o, a in zip(out, L.update.is_array)]
-        from .newton import newton_numpy
-
-        u = newton_numpy(L, self.S, y, tol=self.tol, max_iter=self.max_iter, step_index=step_index)
+        u = self.solver.numpy(y, step_index)
         out = L.update.kernel(self.S["update"], *y, *u)
         return [o if a else np.full(batch, o, dtype=float) for o, a in zip(out, L.update.is_array)]
 
@@ -407,12 +423,9 @@ class BoundStep:
                 for b in range(batch):
                     rows.append(L.update.kernel(self.S["update"], *[c[b] for c in y]))
             else:
-                from .newton import newton_mpmath
-
                 for b in range(batch):
                     x = [c[b] for c in y]
-                    u = newton_mpmath(L, self.S, x, dps=dps, tol=self.tol, max_iter=self.max_iter,
-                                      trajectory=b, step_index=step_index)
+                    u = self.solver.mpmath(x, dps, trajectory=b, step_index=step_index)
                     rows.append(L.update.kernel(self.S["update"], *x, *u))
             return [[mpmath.mpf(r[i]) for r in rows] for i in range(L.dim)]
 

@@ -146,6 +146,17 @@ class CanonicalSystem(System):
     def degrees_of_freedom(self) -> int:
         return len(self.q)
 
+    def _vector_field_is_separable(self) -> bool:
+        """True iff every ``q'`` is free of q and every ``p'`` free of p (cached): Verlet is then explicit."""
+        cached = self.__dict__.get("_field_separable")
+        if cached is None:
+            X = self.vector_field
+            qs, ps = set(self.q), set(self.p)
+            cached = (all(not (X.component(x).free_symbols & qs) for x in self.q)
+                      and all(not (X.component(x).free_symbols & ps) for x in self.p))
+            self.__dict__["_field_separable"] = cached
+        return cached
+
 
 class HamiltonianSystem(CanonicalSystem):
     """A canonical Hamiltonian system ``q' = H_p, p' = -H_q``.
@@ -221,6 +232,17 @@ class HamiltonianSystem(CanonicalSystem):
     @property
     def degrees_of_freedom(self) -> int:
         return len(self.q)
+
+    def _vector_field_is_separable(self) -> bool:
+        """True iff every ``q'`` is free of q and every ``p'`` free of p (cached): Verlet is then explicit."""
+        cached = self.__dict__.get("_field_separable")
+        if cached is None:
+            X = self.vector_field
+            qs, ps = set(self.q), set(self.p)
+            cached = (all(not (X.component(x).free_symbols & qs) for x in self.q)
+                      and all(not (X.component(x).free_symbols & ps) for x in self.p))
+            self.__dict__["_field_separable"] = cached
+        return cached
 
     @property
     def is_separable(self) -> bool:

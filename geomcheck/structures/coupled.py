@@ -61,7 +61,7 @@ from typing import Any, Mapping
 
 import sympy
 
-from ..algebra import KNOWN_COORDINATES, Chart
+from ..algebra import Chart
 from ..certify.certificate import Certificate
 from ..errors import (
     ContactPointError,
@@ -178,7 +178,7 @@ def _foreign(expr, chart_coords, parameters):
     """Symbols of expr that are neither coordinates of the system nor allowed constants."""
     syms = expr.free_symbols - chart_coords
     if parameters is None:
-        return sorted((s for s in syms if s in KNOWN_COORDINATES), key=str)
+        return []
     return sorted(syms - set(parameters), key=str)
 
 
@@ -189,9 +189,10 @@ class CoupledSystem:
     ----------
     subsystems : sequence of Subsystem
     parameters : sequence of Symbol, optional
-        The constant symbols allowed in Hamiltonians and interactions.  When omitted, a
-        symbol that is not a coordinate of the system counts as a constant unless it is a
-        coordinate of some other chart (as for :class:`geomcheck.Map`).
+        The constant symbols allowed in Hamiltonians and interactions; any other symbol that
+        is not a coordinate of the system is refused.  When omitted, every symbol that is not
+        a coordinate of the system counts as a constant (as for :class:`geomcheck.Map`: the
+        meaning of a system never depends on charts created elsewhere in the process).
     expand : bool
         Expand the vector field's components (default True; cheap and exact, and it lets
         cancellations in ``L_X omega`` happen structurally).

@@ -97,7 +97,7 @@ from dataclasses import dataclass
 
 import sympy
 
-from ..algebra import KNOWN_COORDINATES, Chart
+from ..algebra import Chart
 from ..calculus import diff
 from ..errors import (ChartMismatchError, ConstraintError, ExpressionError, ImplicitMapError, InvalidArgumentError,
                       MixedDegreeError)
@@ -551,8 +551,7 @@ def _constraint_rows(Q: Chart, constraints, forbidden: set) -> tuple:
                 )
             row = [Q.check_expression(c, f"coefficient {i} of constraint {a + 1}") for i, c in enumerate(row)]
         for i, c in enumerate(row):
-            bad = (c.free_symbols & forbidden) | {s for s in c.free_symbols
-                                                 if s in KNOWN_COORDINATES and s not in Q.coordinate_set}
+            bad = c.free_symbols & forbidden
             if bad:
                 raise ConstraintError(
                     f"coefficient {i} of constraint {a + 1} ({c}) depends on {sorted(map(str, bad))}; constraint"
@@ -616,11 +615,11 @@ def implicit_lagrangian_system(L, q, velocities=None, constraints=(), momenta=No
         if len(momenta) != n or any(not isinstance(p, sympy.Symbol) for p in momenta):
             raise ExpressionError(f"expected {n} momentum Symbols, got {momenta}")
     L = Q.check_expression(L, "the Lagrangian")
-    foreign = {s for s in L.free_symbols if s in KNOWN_COORDINATES and s not in Q.coordinate_set
-               and s not in velocities}
+    # symbols other than Q's coordinates and the velocities are constants, except the momenta
+    foreign = L.free_symbols & set(momenta)
     if foreign:
         raise ChartMismatchError(
-            f"the Lagrangian {L} contains {sorted(map(str, foreign))}, coordinates of another chart; expected a"
+            f"the Lagrangian {L} contains the momenta {sorted(map(str, foreign))}; expected a"
             f" function of {', '.join(c.name for c in Q.coords)} and the velocities {', '.join(map(str, velocities))}"
         )
     forms, A = _constraint_rows(Q, constraints, set(velocities) | set(momenta))

@@ -9,14 +9,25 @@
 - :mod:`.verlet`        Stormer-Verlet for separable H (a symbolic step)
 - :mod:`.contact_splitting`  the contact splitting S2 for H = T(p) + V(x) + gamma z (a symbolic step)
 - :mod:`.feng_kang`     Feng Kang's fourth-order generating-function scheme (a symbolic step)
+- :mod:`.coupled_discrete_gradient`  the coupled natural systems' discrete-gradient schemes (Komatsu et al. 2020)
+- :mod:`.conformal_splitting`  conformally symplectic splittings for linear damping (symbolic steps)
+- :mod:`.rattle`        RATTLE for holonomically constrained systems (a symbolic step)
+- :mod:`.discrete_dirac` the discrete Dirac scheme of Salnikov & Hamdouni 2019 (from geomcheck.structures)
+- :mod:`.on_manifold`   certificates of a constrained step on the constraint manifold
 - :mod:`.refined_composition`  compositions with high-precision Float coefficients (Kahan-Li)
+- :mod:`.discrete_gradient`  average vector field, Gonzalez and Itoh-Abe schemes (energy-preserving, any H)
+- :mod:`.quotients`     removable-singularity quotients: exact form, evaluation rule, Taylor expansion
 """
 
 from .base import PROPERTIES, Scheme
 from .composition import Composition
 from .contact_splitting import ContactSplitting
+from .discrete_dirac import DiscreteDirac
+from .discrete_gradient import DiscreteGradientScheme
 from .partitioned import PartitionedRungeKutta
+from .rattle import Rattle
 from .runge_kutta import RungeKutta
 from .verlet import StormerVerlet
 
-__all__ = ["Scheme", "PROPERTIES", "RungeKutta", "PartitionedRungeKutta", "Composition", "StormerVerlet", "ContactSplitting"]
+__all__ = ["Scheme", "PROPERTIES", "RungeKutta", "PartitionedRungeKutta", "Composition", "StormerVerlet", "ContactSplitting",
+           "Rattle", "DiscreteDirac", "DiscreteGradientScheme"]

@@ -24,6 +24,8 @@ A requirement (``requires``) is a key of :data:`REQUIREMENTS`; the keys of
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import sympy
 
 import geomcheck as gc
@@ -31,7 +33,7 @@ import geomcheck as gc
 from ..errors import SchemeNotApplicableError
 from ..systems import STEP_SYMBOL, CanonicalSystem, ContactSystem, HamiltonianSystem, System
 
-__all__ = ["Scheme", "PROPERTIES", "REQUIREMENTS", "SYSTEM_KINDS"]
+__all__ = ["Scheme", "NamedScheme", "Stage", "PROPERTIES", "REQUIREMENTS", "SYSTEM_KINDS"]
 
 PROPERTIES = ("symplectic", "symmetric", "contact", "conformal-symplectic", "energy-preserving", "energy-balance",
               "constraint-preserving")
@@ -46,6 +48,8 @@ REQUIREMENTS = {
     "damped": "a Hamiltonian system with linear damping p' = -H_q - gamma p (a DampedHamiltonianSystem)",
     "constrained": "a Hamiltonian system with holonomic constraints g(q) = 0 (a ConstrainedHamiltonianSystem)",
     "port-hamiltonian": "a port-Hamiltonian system x' = (J - R) grad H + g u (a PortHamiltonianSystem)",
+    "coupled-natural": ("two natural systems coupled by action and reaction (an integrators CoupledNaturalSystem"
+                        " of a geomcheck.structures.CoupledNaturalSystem)"),
 }
 
 #: requirements met by the system's ``kind`` alone: {requirement: kinds that meet it}
@@ -53,7 +57,20 @@ SYSTEM_KINDS = {
     "damped": frozenset({"damped-hamiltonian"}),
     "constrained": frozenset({"constrained-hamiltonian"}),
     "port-hamiltonian": frozenset({"port-hamiltonian"}),
+    "coupled-natural": frozenset({"coupled-natural"}),
 }
+
+
+class Stage(NamedTuple):
+    """One stage of a step: the map ``phi`` applied with the step ``factor * h``.
+
+    ``offset`` is where the stage starts in time, in units of ``h`` (a time-dependent
+    system's time ``t`` is replaced by ``t + offset * h`` in that stage).
+    """
+
+    map: object
+    factor: object = sympy.Integer(1)
+    offset: object = sympy.Integer(0)
 
 
 class Scheme:
@@ -123,6 +140,17 @@ class Scheme:
     def _build(self, system):
         raise NotImplementedError
 
+    def stages(self, system) -> tuple:
+        """The step as a sequence of :class:`Stage` s, in the order they act.
+
+        One stage (the step map itself) unless the scheme is a composition: then the
+        stages are the factors ``base(gamma_i h)``, kept apart so that a many-stage step is
+        lowered and run stage by stage (the composite's single expression grows
+        exponentially with the number of stages).  Running the stages one after the other
+        IS evaluating :meth:`step_map`: the composite is built from the same stages.
+        """
+        return (Stage(self.step_map(system)),)
+
     # -- certification
     def certify(self, system, properties=None) -> dict:
         """Certificates of the order and of every declared property, on ``system``.
@@ -183,18 +211,38 @@ class Scheme:
         return f"${self._latex()}$"
 
 
-def scaled(phi, factor):
-    """The step map with ``h`` replaced by ``factor * h`` (fresh unknowns for implicit maps)."""
+class NamedScheme(Scheme):
+    """A scheme without parameters: its class says everything (equal iff of the same class)."""
+
+    def __eq__(self, other):
+        return type(other) is type(self)
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __repr__(self):
+        return f"<scheme {self.name}: {self.description}>"
+
+
+def scaled(phi, factor, offset=0, time=None):
+    """The step map with ``h`` replaced by ``factor * h`` (fresh unknowns for implicit maps).
+
+    With a ``time`` symbol, ``time`` is replaced by ``time + offset * h`` too (the stage of a
+    composition that starts ``offset * h`` after the step does).
+    """
     h = STEP_SYMBOL
     factor = sympy.sympify(factor)
+    sub = {h: factor * h}
+    if time is not None and sympy.sympify(offset) != 0:
+        sub[time] = time + sympy.sympify(offset) * h
     if isinstance(phi, gc.Map):
-        return gc.Map(phi.source, phi.target, [gc.substitute(e, {h: factor * h}) for e in phi.exprs],
+        return gc.Map(phi.source, phi.target, [gc.substitute(e, sub) for e in phi.exprs],
                       parameters=phi.parameters)
     from .stages import StageMap
 
     fresh = {u: sympy.Dummy(u.name) for u in phi.unknowns}
-    eqs = [gc.substitute(e, {h: factor * h, **fresh}) for e in phi.equations]
+    eqs = [gc.substitute(e, {**sub, **fresh}) for e in phi.equations]
     return StageMap(phi.source, phi.target, eqs, new=[fresh[u] for u in phi.new],
                           auxiliary=[fresh[u] for u in phi.auxiliary], parameters=phi.parameters,
-                          guess={fresh[u]: gc.substitute(g, {h: factor * h}) for u, g in phi.guess.items()},
+                          guess={fresh[u]: gc.substitute(g, sub) for u, g in phi.guess.items()},
                           step=h)

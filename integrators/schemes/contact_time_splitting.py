@@ -36,7 +36,7 @@ from geomcheck.calculus import diff
 from geomcheck.structures import autonomize, contact_coordinates, kinetic_flow, potential_flow
 
 from ..systems import STEP_SYMBOL, ContactSystem
-from .base import Scheme
+from .base import NamedScheme
 from .stages import stage_parameters
 
 __all__ = ["TimeDependentContactSplitting", "time_dependent_contact_parts", "time_dependent_damping_flow"]
@@ -103,7 +103,7 @@ def _compose_in_order(maps, chart):
     return state
 
 
-class TimeDependentContactSplitting(Scheme):
+class TimeDependentContactSplitting(NamedScheme):
     """``D/2 C/2 B/2 A B/2 C/2 D/2`` on the autonomized system (see the module docstring)."""
 
     name = "contact-splitting-2-t"
@@ -176,12 +176,3 @@ class TimeDependentContactSplitting(Scheme):
     def certify_frozen_time_contact(self, system):
         """The projected step on ``(x, p, z)`` is contact for ``dz - p dx`` at every fixed t."""
         return gc.certify_contact(self.step_map(system), system.eta)
-
-    def __eq__(self, other):
-        return type(other) is type(self)
-
-    def __hash__(self):
-        return hash(self.name)
-
-    def __repr__(self):
-        return f"<scheme {self.name}: {self.description}>"

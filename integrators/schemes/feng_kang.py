@@ -20,13 +20,13 @@ from __future__ import annotations
 from geomcheck.structures import feng_kang_map
 
 from ..systems import STEP_SYMBOL, HamiltonianSystem
-from .base import Scheme
+from .base import NamedScheme
 from .stages import StageMap, stage_parameters
 
 __all__ = ["FengKang"]
 
 
-class FengKang(Scheme):
+class FengKang(NamedScheme):
     """Feng Kang's fourth-order symplectic, symmetric scheme (implicit; see the module docstring)."""
 
     name = "feng-kang-4"
@@ -48,12 +48,3 @@ class FengKang(Scheme):
         return StageMap(system.chart, system.chart, list(phi.equations), new=list(phi.new),
                         auxiliary=list(phi.auxiliary), parameters=stage_parameters(system), guess=guess,
                         step=STEP_SYMBOL)
-
-    def __eq__(self, other):
-        return type(other) is type(self)
-
-    def __hash__(self):
-        return hash(self.name)
-
-    def __repr__(self):
-        return f"<scheme {self.name}: {self.description}>"

@@ -242,3 +242,23 @@ def test_irrational_composition_interval_numerically():
     with pytest.raises(StepSizeError):
         ig.integrate(OMEGA10, tj, [1.0, 0.0], dt=1.01 * x_max / 10, steps=3)
     ig.integrate(OMEGA10, tj, [1.0, 0.0], dt=0.99 * x_max / 10, steps=3)
+
+
+def test_a_state_dependent_step_size_breaks_symplecticity():
+    """Why integrate has no adaptive step sizes (module docstring of integrators.integrate).
+
+    Stormer-Verlet with its step h replaced by h * s(q, p), s > 0 a step-size controller of the
+    state, is no longer symplectic (certificate False with a counterexample), although the
+    fixed-step map is.
+    """
+    import geomcheck as gc
+
+    q, p = sympy.symbols("q p")
+    osc = ig.HamiltonianSystem((p**2 + q**2) / 2 + q**4 / 4, q, p)
+    phi = ig.scheme("stormer-verlet").step_map(osc)
+    assert gc.certify_symplectic(phi, osc.omega).holds is True
+    h = ig.scheme("stormer-verlet").h
+    controller = 1 / (1 + q**2 + p**2)             # smaller steps far out, as an error controller would take
+    adaptive = gc.Map(phi.source, phi.target, [e.subs(h, h * controller) for e in phi.exprs])
+    cert = gc.certify_symplectic(adaptive, osc.omega)
+    assert cert.holds is False and cert.counterexample is not None

@@ -276,9 +276,12 @@ def test_mismatched_block_sizes():
 
 
 def test_interaction_naming_coordinates_outside_the_system():
-    z = gc.Chart("z_outside").coords[0]               # a coordinate of another chart
+    z = gc.Chart("z_outside").coords[0]               # a coordinate of another chart, not declared
     with pytest.raises(errors.InteractionError, match="z_outside"):
-        CoupledSystem([Subsystem([q1], [p1], p1**2 / 2, [z]), Subsystem([q2], [p2], p2**2 / 2)])
+        CoupledSystem([Subsystem([q1], [p1], p1**2 / 2, [z]), Subsystem([q2], [p2], p2**2 / 2)], parameters=[])
+    # undeclared parameters: every other symbol is a constant, whatever charts exist elsewhere
+    S = CoupledSystem([Subsystem([q1], [p1], p1**2 / 2, [z]), Subsystem([q2], [p2], p2**2 / 2)])
+    assert S.vector_field.component(p1) == z
     w = sympy.Symbol("w")                              # undeclared, parameters given
     with pytest.raises(errors.InteractionError, match="w"):
         CoupledSystem([Subsystem([q1], [p1], p1**2 / 2, [w * q2])], parameters=[])

@@ -179,11 +179,16 @@ def test_bad_constraints(bad, match):
         implicit_lagrangian_system(vx**2 + vy**2, Q, [vx, vy], constraints)
 
 
-def test_lagrangian_with_foreign_coordinates_is_refused():
+def test_lagrangian_with_momenta_is_refused_and_other_symbols_are_constants():
     Q = gc.Chart("x")
-    R = gc.Chart("r_foreign")
-    with pytest.raises(ChartMismatchError, match="r_foreign"):
-        implicit_lagrangian_system(R.coords[0] ** 2, Q)
+    v, p_x = sympy.symbols("v p_x")
+    with pytest.raises(ChartMismatchError, match="momenta"):
+        implicit_lagrangian_system(v**2 / 2 + p_x, Q, [v], momenta=[p_x])
+    # a symbol that is a coordinate of some chart made elsewhere is still just a constant here:
+    # the meaning of a system does not depend on what else the process created
+    R = gc.Chart("r_elsewhere")
+    S = implicit_lagrangian_system(R.coords[0] * v**2 / 2, Q, [v])
+    assert R.coords[0] in S.lagrangian.free_symbols
 
 
 def test_dependent_constraints_make_the_scheme_undetermined():

@@ -1,0 +1,421 @@
+r"""Hamiltonian systems with holonomic constraints ``g(q) = 0`` (constrained Lagrangian systems).
+
+The equations of motion (Hairer, Lubich & Wanner, *Geometric Numerical Integration*, VII.1)
+
+.. math::
+
+    q' = H_p(q, p),\qquad p' = -H_q(q, p) - G(q)^T\lambda,\qquad 0 = g(q),\qquad G = \partial g/\partial q,
+
+live on the constraint manifold
+
+.. math::
+
+    \mathcal M = \{(q, p) \mid g(q) = 0,\ G(q) H_p(q, p) = 0\}
+
+(the second set of equations, the *hidden constraints*, is ``d g / d t = 0``).  Written once,
+symbolically, a :class:`ConstrainedHamiltonianSystem` derives from ``H`` and ``g``
+
+* ``constraints`` ``g`` and ``hidden_constraints`` ``c = G H_p``,
+* the multiplier ``lambda(q, p)`` of the index reduction: differentiating ``c`` along the flow,
+  ``{c, H} - (c_p G^T) lambda = 0`` (a linear solve, ``c_p G^T = G H_pp G^T``),
+* the *index-reduced* vector field ``X`` on the whole chart ``(q, p)``: ``q' = H_p``,
+  ``p' = -H_q - G^T lambda(q, p)``.  ``X`` is tangent to ``M`` (it keeps ``g`` and ``c``)
+  and on ``M`` it is the constrained flow; it is what order tests compare with, and a
+  scheme for ordinary differential equations applied to it gives the classical drift off
+  ``M`` that RATTLE does not have.
+
+The symplectic form is ``omega = sum dq_i ^ dp_i`` on the chart; what a constrained scheme
+preserves is its restriction ``iota^* omega`` to ``M`` (a symplectic form on ``M`` when
+``G H_pp G^T`` is invertible).  :meth:`ConstrainedHamiltonianSystem.manifold` gives ``M`` as a
+chart with its embedding ``iota`` (an explicit parametrization when one was given, which is
+what exact certificates need; else geomcheck's implicit submanifold parametrization).
+
+>>> import sympy, integrators as ig
+>>> x, y, px, py = sympy.symbols("x y p_x p_y")
+>>> pendulum = ig.ConstrainedHamiltonianSystem((px**2 + py**2) / 2 + y, [x, y], [px, py], [x**2 + y**2 - 1])
+>>> pendulum.constraints, pendulum.hidden_constraints
+((x**2 + y**2 - 1,), (2*p_x*x + 2*p_y*y,))
+>>> pendulum.vector_field.component(px)
+-2*x*(p_x**2 + p_y**2 - y)/(2*x**2 + 2*y**2)
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import sympy
+
+import geomcheck as gc
+from geomcheck.calculus import diff
+from geomcheck.linalg import SingularSystem, solve_sparse
+from geomcheck.zero import decide_all_zero, decide_zero
+
+from .errors import InconsistentStateError, SystemDefinitionError
+from .systems import CanonicalSystem, _expression, _parameters, _symbols
+
+__all__ = ["ConstrainedHamiltonianSystem", "planar_pendulum"]
+
+#: default tolerance of :meth:`ConstrainedHamiltonianSystem.check_state` (absolute, per constraint)
+CONSISTENCY_TOL = 1e-10
+
+
+class ConstrainedHamiltonianSystem(CanonicalSystem):
+    """A Hamiltonian system with holonomic constraints ``g(q) = 0``.
+
+    Parameters
+    ----------
+    H : sympy expression in q, p (undefined functions allowed: ``Function("V")(x, y)``)
+    q, p : sequence of Symbol (as many momenta as positions)
+    constraints : sequence of sympy expressions in q alone (and constants): ``g_a(q) = 0``
+    parameters : dict, optional
+        Numeric values of constant symbols (as for :class:`~integrators.HamiltonianSystem`).
+    parametrization : (Chart, geomcheck.Map), optional
+        An explicit parametrization ``iota: S -> (q, p)`` of the constraint manifold (of
+        dimension ``2n - 2m``); it is checked to land on it.  Exact certificates on the
+        manifold (order, symplecticity, symmetry) use it.
+
+    Attributes
+    ----------
+    q, p, chart, omega, H
+    constraints : tuple             ``g_a(q)``
+    constraint_jacobian : ImmutableMatrix   ``G = dg/dq`` (m x n)
+    hidden_constraints : tuple      ``(G H_p)_a``
+    multipliers : tuple             ``lambda_a(q, p)`` of the index reduction
+    vector_field : geomcheck.VectorField   the index-reduced field (tangent to the manifold)
+    energy : sympy expression       H (conserved by the constrained flow)
+
+    Raises
+    ------
+    SystemDefinitionError
+        Malformed coordinates; no constraint, or one that depends on p, on another chart's
+        coordinates, or is constant; more constraints than positions; ``G H_pp G^T``
+        identically singular (dependent constraints, or a degenerate H); a parametrization
+        of the wrong dimension or off the manifold.
+
+    Examples
+    --------
+    >>> import sympy, integrators as ig
+    >>> x, y, px, py = sympy.symbols("x y p_x p_y")
+    >>> V = sympy.Function("V")
+    >>> s = ig.ConstrainedHamiltonianSystem((px**2 + py**2) / 2 + V(x, y), [x, y], [px, py],
+    ...                                     [x**2 + y**2 - 1])
+    >>> s.kind, s.dim, s.manifold_dimension, s.hamiltonian_is_separable
+    ('constrained-hamiltonian', 4, 2, True)
+    >>> ig.ConstrainedHamiltonianSystem(px**2 / 2, [x], [px], [x * px])
+    Traceback (most recent call last):
+    ...
+    integrators.errors.SystemDefinitionError: ConstrainedHamiltonianSystem: constraint g_1 = p_x*x depends on the momenta ['p_x']; holonomic constraints g(q) = 0 are functions of the positions (x) and constants only
+    """
+
+    kind = "constrained-hamiltonian"
+
+    def __init__(self, H, q, p, constraints, parameters: Mapping | None = None, parametrization=None):
+        owner = "ConstrainedHamiltonianSystem"
+        self.q = _symbols(q, "q", owner)
+        self.p = _symbols(p, "p", owner)
+        n = len(self.q)
+        if not n or n != len(self.p):
+            raise SystemDefinitionError(
+                f"{owner}: {n} positions {list(self.q)} and {len(self.p)} momenta {list(self.p)}; expected at least"
+                " one and as many momenta as positions")
+        coords = self.q + self.p
+        if len(set(coords)) != len(coords):
+            raise SystemDefinitionError(f"{owner}: the coordinates {list(coords)} are not distinct")
+        self.H = _expression(H, owner)
+        self.chart = gc.Chart(list(coords))
+        M = self.chart
+        self.constraints = self._check_constraints(constraints, owner)
+        m = len(self.constraints)
+        everything = sympy.Tuple(self.H, *self.constraints)
+        self._parameters, self._values = _parameters(everything, coords, None, parameters, owner)
+        omega = M.d(self.q[0]) ^ M.d(self.p[0])
+        for qi, pi in zip(self.q[1:], self.p[1:]):
+            omega = omega + (M.d(qi) ^ M.d(pi))
+        self.omega = omega
+        self.constraint_jacobian = sympy.ImmutableMatrix(m, n, [diff(g, x) for g in self.constraints for x in self.q])
+        G = self.constraint_jacobian
+        Hp = [diff(self.H, pi) for pi in self.p]
+        Hq = [diff(self.H, qi) for qi in self.q]
+        self.hidden_constraints = tuple(sympy.Add(*[G[a, i] * Hp[i] for i in range(n)]) for a in range(m))
+        # index reduction: d/dt c = {c, H} - (c_p G^T) lambda = 0
+        rows = [{b: sympy.Add(*[diff(c, pj) * G[b, j] for j, pj in enumerate(self.p)]) for b in range(m)}
+                for c in self.hidden_constraints]
+        rhs = [sympy.Add(*[diff(c, qj) * Hp[j] - diff(c, pj) * Hq[j] for j, (qj, pj) in enumerate(zip(self.q, self.p))])
+               for c in self.hidden_constraints]
+        self._reduction_matrix = sympy.ImmutableMatrix(m, m, [rows[a].get(b, 0) for a in range(m) for b in range(m)])
+        det = self._reduction_matrix.det(method="berkowitz") if m <= 3 else None
+        if det is not None and decide_zero(det).is_zero is True:
+            raise SystemDefinitionError(
+                f"{owner}: G H_pp G^T = {self._reduction_matrix.tolist()} is singular everywhere: the constraints"
+                f" {list(self.constraints)} are dependent (or H is degenerate in p); expected independent constraints")
+        try:
+            (lam,) = solve_sparse(rows, [rhs], m)
+        except SingularSystem:
+            raise SystemDefinitionError(
+                f"{owner}: G H_pp G^T is singular: the constraints {list(self.constraints)} are dependent"
+                " (or H is degenerate in p); expected independent constraints") from None
+        # cancel common factors of small rational multipliers (display, and smaller lowered code)
+        self.multipliers = tuple(sympy.cancel(e) if sympy.count_ops(e) <= 400 else e for e in lam)
+        lam = self.multipliers
+        self.vector_field = gc.VectorField(
+            M, {**{qi: Hp[i] for i, qi in enumerate(self.q)},
+                **{pi: -Hq[i] - sympy.Add(*[G[a, i] * lam[a] for a in range(m)]) for i, pi in enumerate(self.p)}})
+        self._h_separable = None
+        self._parametrization = None
+        if parametrization is not None:
+            self._parametrization = self._check_parametrization(parametrization, owner)
+
+    # ------------------------------------------------------------------ input checks
+
+    def _check_constraints(self, constraints, owner):
+        if isinstance(constraints, (sympy.Basic, str)) or not hasattr(constraints, "__iter__"):
+            constraints = [constraints]
+        out = []
+        qs, ps = set(self.q), set(self.p)
+        for a, g in enumerate(constraints):
+            try:
+                e = _expression(g, owner)
+            except gc.errors.ExpressionError:
+                raise SystemDefinitionError(f"{owner}: constraint g_{a + 1} = {g!r} is not a scalar sympy expression")\
+                    from None
+            on_p = sorted(map(str, e.free_symbols & ps))
+            if on_p:
+                raise SystemDefinitionError(
+                    f"{owner}: constraint g_{a + 1} = {e} depends on the momenta {on_p}; holonomic constraints g(q) = 0"
+                    f" are functions of the positions ({', '.join(map(str, self.q))}) and constants only")
+            if not (e.free_symbols & qs):
+                raise SystemDefinitionError(
+                    f"{owner}: constraint g_{a + 1} = {e} does not depend on the positions {list(self.q)}; expected"
+                    " g(q) = 0 with a nonzero gradient")
+            out.append(e)
+        if not out:
+            raise SystemDefinitionError(f"{owner}: no constraint given; use HamiltonianSystem for a free system")
+        if len(out) >= len(self.q):
+            raise SystemDefinitionError(
+                f"{owner}: {len(out)} constraints on {len(self.q)} positions leave no motion; expected fewer"
+                " constraints than positions")
+        return tuple(out)
+
+    def _check_parametrization(self, parametrization, owner):
+        try:
+            S, iota = parametrization
+        except (TypeError, ValueError):
+            raise SystemDefinitionError(f"{owner}: parametrization must be a pair (Chart S, Map S -> (q, p))") from None
+        if not isinstance(iota, gc.Map) or iota.source != S or iota.target != self.chart:
+            raise SystemDefinitionError(
+                f"{owner}: the parametrization must be an explicit geomcheck Map from {S!r} into {self.chart!r}")
+        if S.dim != self.manifold_dimension:
+            raise SystemDefinitionError(
+                f"{owner}: the parametrization has {S.dim} coordinates; the constraint manifold has dimension"
+                f" {self.manifold_dimension} (2n - 2m)")
+        sub = iota.substitution()
+        on = decide_all_zero([gc.substitute(e, sub) for e in self.constraints + self.hidden_constraints])
+        if on.is_zero is not True:
+            raise SystemDefinitionError(
+                f"{owner}: the parametrization does not land on the constraint manifold (g = 0, G H_p = 0):"
+                f" {on.method}")
+        return S, iota
+
+    # ------------------------------------------------------------------ alternative constructors
+
+    @classmethod
+    def from_lagrangian(cls, L, q, constraints, velocities=None, momenta=None, parameters=None,
+                        parametrization=None) -> "ConstrainedHamiltonianSystem":
+        """The system of a Lagrangian ``L(q, v)`` whose Legendre transform is affine in v.
+
+        The Legendre transform is geomcheck's
+        (:meth:`geomcheck.structures.ImplicitLagrangianSystem.hamiltonian`); for
+        ``L = v^T M(q) v / 2 - V(q)`` it gives ``H = p^T M^{-1} p / 2 + V``.
+
+        Parameters
+        ----------
+        L : sympy expression in the positions q and the velocities
+        q : sequence of Symbol
+        constraints : sequence of expressions in q
+        velocities, momenta : sequence of Symbol, optional (default ``v_<q>``, ``p_<q>``)
+
+        Examples
+        --------
+        >>> import sympy, integrators as ig
+        >>> x, y, vx, vy = sympy.symbols("x y v_x v_y")
+        >>> s = ig.ConstrainedHamiltonianSystem.from_lagrangian((vx**2 + vy**2) / 2 - y, [x, y], [x**2 + y**2 - 1],
+        ...                                                     velocities=[vx, vy])
+        >>> s.H, s.p
+        (p_x**2/2 + p_y**2/2 + y, (p_x, p_y))
+        """
+        from geomcheck.structures import implicit_lagrangian_system
+
+        owner = "ConstrainedHamiltonianSystem.from_lagrangian"
+        q = _symbols(q, "q", owner)
+        if velocities is None:
+            velocities = [sympy.Symbol(f"v_{x.name}") for x in q]
+        if momenta is None:
+            momenta = [sympy.Symbol(f"p_{x.name}") for x in q]
+        system = implicit_lagrangian_system(L, list(q), list(velocities), (), momenta=list(momenta))
+        H = system.hamiltonian()
+        if H is None:
+            raise SystemDefinitionError(
+                f"{owner}: the Legendre transform p = dL/dv of L = {L} is not affine in the velocities (or not"
+                " invertible); expected L = v^T M(q) v / 2 + b(q)^T v - V(q) with M invertible")
+        return cls(sympy.expand(H), q, momenta, constraints, parameters, parametrization)
+
+    # ------------------------------------------------------------------ derived objects
+
+    def _key(self):
+        comps = tuple(self.constraints)
+        par = self._parametrization[1].exprs if self._parametrization is not None else None
+        return (self.H, self.q, self.p, comps, par, tuple(sorted(self._values.items(), key=lambda kv: kv[0].name)))
+
+    @property
+    def energy(self):
+        """The conserved energy H."""
+        return self.H
+
+    @property
+    def manifold_dimension(self) -> int:
+        """``2n - 2m``: the dimension of the constraint manifold."""
+        return 2 * (len(self.q) - len(self.constraints))
+
+    @property
+    def constraint_residuals(self) -> dict:
+        """``{"g_1": g_1, ..., "c_1": (G H_p)_1, ...}``: what vanishes on the constraint manifold."""
+        out = {f"g_{a + 1}": g for a, g in enumerate(self.constraints)}
+        out.update({f"c_{a + 1}": c for a, c in enumerate(self.hidden_constraints)})
+        return out
+
+    @property
+    def is_separable(self) -> bool:
+        """True iff the index-reduced field has ``q'`` free of q and ``p'`` free of p (then Verlet is explicit).
+
+        This is the vector-field sense that explicit partitioned schemes need (as for
+        :class:`~integrators.forced.ForcedHamiltonianSystem`); the multiplier
+        ``lambda(q, p)`` is quadratic in p, so it is False for every nontrivial constraint.
+        RATTLE needs :attr:`hamiltonian_is_separable` instead.
+        """
+        return self._vector_field_is_separable()
+
+    @property
+    def hamiltonian_is_separable(self) -> bool:
+        """True iff ``H = T(p) + V(q)`` (every mixed derivative ``H_{q_i p_j}`` vanishes)."""
+        if self._h_separable is None:
+            mixed = [m for m in (diff(diff(self.H, qi), pj) for qi in self.q for pj in self.p) if m != 0]
+            self._h_separable = (not mixed) or decide_all_zero(mixed, budget=5.0).is_zero is True
+        return self._h_separable
+
+    def manifold(self):
+        """The constraint manifold as ``(S, iota)``: a chart and its embedding into ``(q, p)``.
+
+        The explicit parametrization given at construction, else
+        :func:`geomcheck.submanifold_parametrization` solving ``g`` for the first positions
+        each constraint depends on and ``G H_p`` for the corresponding momenta (an
+        ImplicitMap when the constraints are nonlinear).
+        """
+        if self._parametrization is not None:
+            return self._parametrization
+        solve_q, solve_p = [], []
+        for g in self.constraints:
+            for qi, pi in zip(self.q, self.p):
+                if qi not in solve_q and g.has(qi):
+                    solve_q.append(qi)
+                    solve_p.append(pi)
+                    break
+        eqs = list(self.constraints) + list(self.hidden_constraints)
+        return gc.submanifold_parametrization(self.chart, eqs, solve_q + solve_p, list(self.parameters))
+
+    def check_state(self, Y, values=None, tol=CONSISTENCY_TOL) -> None:
+        """Raise :class:`~integrators.errors.InconsistentStateError` unless every state of ``Y`` is on the manifold.
+
+        Parameters
+        ----------
+        Y : array (batch, dim) of floats or mpf
+        values : dict, optional   numeric values of the system's constants
+        tol : float               largest accepted ``|g_a|`` and ``|(G H_p)_a|``
+
+        Examples
+        --------
+        >>> import sympy, numpy as np, integrators as ig
+        >>> x, y, px, py = sympy.symbols("x y p_x p_y")
+        >>> s = ig.ConstrainedHamiltonianSystem((px**2 + py**2) / 2 + y, [x, y], [px, py], [x**2 + y**2 - 1])
+        >>> s.check_state(np.array([[1.0, 0.0, 0.0, 0.5]]))
+        >>> s.check_state(np.array([[1.0, 0.0, 0.5, 0.0]]))
+        Traceback (most recent call last):
+        ...
+        integrators.errors.InconsistentStateError: the initial state of trajectory 0 is not on the constraint manifold: the hidden constraint c_1 = 2*p_x*x + 2*p_y*y (d/dt of g_1) is 1 (tolerance 1e-10)
+        """
+        values = dict(self._values if values is None else values)
+        missing = [s for s in self.parameters if s not in values]
+        if missing:
+            return
+        exprs = self.constraint_residuals
+        fn = sympy.lambdify(list(self.chart.coords) + list(self.parameters), list(exprs.values()), modules="mpmath")
+        consts = [values[s] for s in self.parameters]
+        consts = [sympy.N(c, 30) if isinstance(c, sympy.Basic) else c for c in consts]
+        Y = np.asarray(Y, dtype=object)
+        if Y.ndim == 1:
+            Y = Y[None, :]
+        for b, row in enumerate(Y):
+            res = fn(*row, *consts)
+            for (name, e), r in zip(exprs.items(), res):
+                r = abs(complex(r))
+                if not r <= tol:
+                    what = (f"the constraint {name} = {e}" if name.startswith("g")
+                            else f"the hidden constraint {name} = {e} (d/dt of g_{name[2:]})")
+                    raise InconsistentStateError(
+                        f"the initial state of trajectory {b} is not on the constraint manifold: {what} is"
+                        f" {float(r):.3g} (tolerance {tol:g})", name=name, value=float(r), trajectory=b)
+            self._check_rank(row, consts, b)
+
+    def _check_rank(self, row, consts, b):
+        """The constraint Jacobian must have full rank at the state (else the multipliers are not determined)."""
+        A = sympy.lambdify(list(self.chart.coords) + list(self.parameters), self._reduction_matrix, modules="mpmath")
+        M = np.array(np.array(A(*row, *consts).tolist(), dtype=complex).real, dtype=float)
+        if np.linalg.matrix_rank(M, tol=1e-12 * max(1.0, np.abs(M).max())) < M.shape[0]:
+            raise InconsistentStateError(
+                f"at the initial state of trajectory {b} the constraints are dependent: G H_pp G^T ="
+                f" {M.tolist()} is singular (the constraint gradients are not independent there)",
+                name="rank", value=0.0, trajectory=b)
+
+    def __repr__(self):
+        return (f"ConstrainedHamiltonianSystem({self.H}, q={list(self.q)}, p={list(self.p)},"
+                f" constraints={list(self.constraints)})")
+
+    def _latex(self, printer=None):
+        g = r",\ ".join(sympy.latex(e) + " = 0" for e in self.constraints)
+        return r"H = " + sympy.latex(self.H) + r",\quad " + g
+
+
+def planar_pendulum(potential=None, length=1) -> ConstrainedHamiltonianSystem:
+    """A particle on the circle ``x^2 + y^2 = length^2``: the planar pendulum in Cartesian coordinates.
+
+    ``H = (p_x^2 + p_y^2)/2 + potential`` (default ``y``: unit mass and gravity), with the rational
+    parametrization of its constraint manifold, ``x = l (1 - u^2)/(1 + u^2)``, ``y = 2 l u/(1 + u^2)``,
+    ``p = w (-2u, 1 - u^2)/(1 + u^2)`` (all of it but the point ``x = -l``), so that certificates on
+    the manifold are exact where they can be.
+
+    Parameters
+    ----------
+    potential : sympy expression in the Symbols ``x, y`` (e.g. ``Function("V")(x, y)``), optional
+    length : number or Symbol (default 1)
+
+    Examples
+    --------
+    >>> import sympy
+    >>> from integrators.constrained import planar_pendulum
+    >>> x, y, l = sympy.symbols("x y l")
+    >>> s = planar_pendulum(sympy.Function("V")(x, y), l)
+    >>> s.constraints, s.manifold()[0]
+    ((-l**2 + x**2 + y**2,), Chart('u w'))
+    """
+    x, y, px, py = sympy.symbols("x y p_x p_y")
+    u, w = sympy.symbols("u w")
+    length = sympy.sympify(length)
+    S = gc.Chart([u, w])
+    den = 1 + u**2
+    params = sorted(length.free_symbols, key=lambda s: s.name)
+    iota = gc.Map(S, gc.Chart([x, y, px, py]),
+                  [length * (1 - u**2) / den, 2 * length * u / den, -w * 2 * u / den, w * (1 - u**2) / den],
+                  parameters=params)
+    V = y if potential is None else potential
+    return ConstrainedHamiltonianSystem((px**2 + py**2) / 2 + V, [x, y], [px, py], [x**2 + y**2 - length**2],
+                                        parametrization=(S, iota))

@@ -1,0 +1,217 @@
+r"""Implicit steps that are linear in the state: one factorization per step size, then a matrix per step.
+
+An implicit step map of a *linear* system (the midpoint rule, a Gauss method, a discrete-gradient
+scheme of a quadratic energy) has equations linear and homogeneous in the state ``y`` and the
+unknowns ``w`` (stage slopes and the new state ``Y``):
+
+    A w + B y = 0,        A, B  depending on h and the constants only.
+
+:func:`linear_implicit_step` reads ``A`` and ``B`` off the symbolic equations of the map -- the
+same map that is certified -- after checking that every term is a coefficient free of ``y`` and
+``w`` times exactly one of them (otherwise it returns None: the step is not linear, and Newton's
+method, :mod:`integrators.newton`, solves it).  Binding the step size and the constants evaluates
+the coefficients, factors ``A`` once (LU) and forms the increment matrix ``K`` of the step,
+
+    Y = y + K y,          K = -(A^{-1} C)_{new rows},   C = B + A_{:, new}   (Y = y + delta),
+
+the increment form (the ``1/h`` terms of ``A Y`` and ``B y`` cancel in ``C`` exactly, not in
+floating point).  A step is then one matrix product for the whole ensemble.  Newton's method on
+the same step evaluates and factors the Jacobian of the stage equations at every iteration of
+every step: for two-stage Gauss on the 396-coordinate wave + beam of Komatsu, Terakawa & Yaguchi
+(``benchmarks/bench_implicit_step.py``) 792 stage slopes, 627 264 Jacobian entries.
+
+:func:`integrators.integrate` uses this path for single-stage implicit steps of autonomous systems
+on the numpy backend (not with ``compensated=True``); the tests hold it against the Newton path.
+
+>>> import sympy, numpy as np, integrators as ig
+>>> q, p = sympy.symbols("q p")
+>>> osc = ig.HamiltonianSystem((p**2 + q**2) / 2, q, p)
+>>> L = linear_implicit_step(ig.scheme("implicit-midpoint").step_map(osc))
+>>> L.bind([0.5]).step_array(np.array([[1.0, 0.0]]))        # ((1 - 1/16) q - p/2, ...) / (1 + 1/16)
+array([[ 0.88235294, -0.47058824]])
+>>> pendulum = ig.HamiltonianSystem(p**2 / 2 - sympy.cos(q), q, p)
+>>> linear_implicit_step(ig.scheme("implicit-midpoint").step_map(pendulum)) is None
+True
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+import sympy
+
+import geomcheck as gc
+from geomcheck.errors import InvalidArgumentError
+
+from .errors import NewtonConvergenceError
+from .systems import STEP_SYMBOL
+
+__all__ = ["linear_implicit_step", "LinearImplicitStep", "BoundLinearStep"]
+
+
+def _linear_rows(equations, variables):
+    """``[{variable index: coefficient}]`` per equation, or None when some term is not linear and homogeneous."""
+    index = {v: k for k, v in enumerate(variables)}
+    names = frozenset(variables)
+    rows = []
+    for e in equations:
+        row = {}
+        for term in sympy.Add.make_args(sympy.expand(e)):
+            if term == 0:
+                continue
+            var, coeff = None, []
+            for f in sympy.Mul.make_args(term):
+                if f.free_symbols & names:
+                    if var is not None or f not in index:
+                        return None        # a product or a power of the unknowns, a function of them
+                    var = f
+                else:
+                    coeff.append(f)
+            if var is None:
+                return None                # a term free of the unknowns: not homogeneous
+            k = index[var]
+            row[k] = row.get(k, 0) + sympy.Mul(*coeff)
+        rows.append({k: c for k, c in row.items() if c != 0})
+    return rows
+
+
+class LinearImplicitStep:
+    """The equations ``A w + B y = 0`` of a linear implicit step, coefficients symbolic in the scalars.
+
+    Build with :func:`linear_implicit_step`.  Attributes: ``phi`` (the map), ``coords``,
+    ``unknowns``, ``parameters`` (the scalars bound at run time, ``h`` first), ``dim``, ``m``
+    (the number of unknowns), ``explicit`` (False), ``A`` (``{(row, unknown): coefficient}``),
+    ``B`` (``{(row, coordinate): coefficient}``).
+    """
+
+    explicit = False
+
+    def __init__(self, phi, parameters, A, B):
+        self.phi = phi
+        self.coords = tuple(phi.source.coords)
+        self.unknowns = tuple(phi.unknowns)
+        self.dim = len(self.coords)
+        self.m = len(self.unknowns)
+        self.parameters = tuple(parameters)
+        self.A, self.B = A, B
+        self._new_column = [self.unknowns.index(Y) for Y in phi.new]
+        coeffs = sorted(set(A.values()) | set(B.values()), key=sympy.default_sort_key)
+        stray = set().union(*(c.free_symbols for c in coeffs)) - set(self.parameters) if coeffs else set()
+        if stray:
+            raise InvalidArgumentError(
+                f"the linear step's coefficients contain {sorted(map(str, stray))}, which are not among the bound"
+                f" parameters {[str(s) for s in self.parameters]}")
+        self._coeffs = coeffs
+        self._position = {c: k for k, c in enumerate(coeffs)}
+        self._evaluate = sympy.lambdify(self.parameters, coeffs, modules="math", cse=True)
+
+    def bind(self, values, tol=None, max_iter=None, dps=None) -> "BoundLinearStep":
+        """Bind the scalars (a sequence in ``parameters`` order, or a dict); Newton options are ignored."""
+        if isinstance(values, dict):
+            values = [values[s] for s in self.parameters]
+        values = [float(v) for v in values]
+        if len(values) != len(self.parameters):
+            raise InvalidArgumentError(f"expected {len(self.parameters)} parameter values for {self.parameters}")
+        return BoundLinearStep(self, values)
+
+    def __repr__(self):
+        return f"LinearImplicitStep(dim {self.dim}, {self.m} unknowns, {len(self.A)} + {len(self.B)} coefficients)"
+
+
+class BoundLinearStep:
+    """A linear implicit step with its scalars bound: ``Y = y + K y`` (``K`` formed once).
+
+    ``step(components)`` takes and returns a list of ``dim`` arrays of shape ``(batch,)``, like
+    :class:`integrators.lower.BoundStep`; ``K`` is the increment matrix (``dim x dim``).
+    """
+
+    backend = "numpy"
+
+    def __init__(self, L: LinearImplicitStep, values):
+        from scipy.linalg import LinAlgWarning, lu_factor, lu_solve
+        import warnings
+
+        self.lowered = L
+        self.values = values
+        vals = np.array(L._evaluate(*values), dtype=float).reshape(-1)
+        A = np.zeros((L.m, L.m))
+        C = np.zeros((L.m, L.dim))
+        for (i, k), c in L.A.items():
+            A[i, k] = vals[L._position[c]]
+        for (i, k), c in L.B.items():
+            C[i, k] += vals[L._position[c]]
+        for coord, col in enumerate(L._new_column):     # Y = y + delta: A's new columns act on y too
+            C[:, coord] += A[:, col]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", LinAlgWarning)
+            try:
+                lu = lu_factor(A, check_finite=True)
+                W = lu_solve(lu, -C)
+            except (LinAlgWarning, ValueError, np.linalg.LinAlgError):
+                W = np.full((L.m, L.dim), np.nan)
+        self.K = np.ascontiguousarray(W[L._new_column])
+        if not np.isfinite(self.K).all():
+            shown = ", ".join(f"{s} = {v:g}" for s, v in zip(L.parameters, values))
+            raise NewtonConvergenceError(
+                f"the implicit step's linear equations A w + B y = 0 have a singular (or non-finite) matrix A at"
+                f" {shown}: the step is not defined there; change the step size dt")
+
+    def step(self, y, step_index=None):
+        """One step of the state components (a list of ``dim`` arrays of shape ``(batch,)``)."""
+        Y = np.concatenate(y).reshape(len(y), -1).T.copy()      # (batch, dim); np.stack is slower here
+        return list(self.step_array(Y).T)
+
+    def step_array(self, Y):
+        """One step of a ``(batch, dim)`` array.
+
+        ``einsum`` sums each new coordinate over the old ones in an order that does not depend on
+        the batch size, so an ensemble equals its single runs bit for bit (a BLAS matrix product
+        takes different kernels, and roundings, for one and for many trajectories).
+        """
+        Y = np.ascontiguousarray(Y, dtype=float)
+        return Y + np.einsum("bj,ij->bi", Y, self.K)
+
+
+_CACHE: OrderedDict = OrderedDict()
+_CACHE_SIZE = 32
+
+
+def linear_implicit_step(phi, parameters=None):
+    """The linear step of the implicit map ``phi``, or None when its equations are not linear.
+
+    Parameters
+    ----------
+    phi : geomcheck.ImplicitMap of a chart to itself (a scheme's step map)
+    parameters : sequence of Symbol, optional
+        The scalars bound at run time, ``h`` first (default: ``h`` and the other constant symbols
+        of the equations, sorted by name).
+
+    Returns
+    -------
+    LinearImplicitStep or None
+        None for an explicit map, a map between different charts, or equations with a term that is
+        not a coefficient (free of the state and the unknowns) times one state coordinate or unknown.
+        The answer is cached per map.
+    """
+    if not isinstance(phi, gc.ImplicitMap) or tuple(phi.source.coords) != tuple(phi.target.coords):
+        return None
+    key = (id(phi), None if parameters is None else tuple(parameters))
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] is phi:
+        return hit[1]
+    coords, unknowns = tuple(phi.source.coords), tuple(phi.unknowns)
+    rows = _linear_rows(phi.equations, coords + unknowns)
+    result = None
+    if rows is not None and len(rows) == len(unknowns):
+        if parameters is None:
+            syms = set().union(*(c.free_symbols for r in rows for c in r.values())) if rows else set()
+            parameters = [STEP_SYMBOL] + sorted(syms - {STEP_SYMBOL}, key=lambda s: s.name)
+        n = len(coords)
+        A = {(i, k - n): c for i, r in enumerate(rows) for k, c in r.items() if k >= n}
+        B = {(i, k): c for i, r in enumerate(rows) for k, c in r.items() if k < n}
+        result = LinearImplicitStep(phi, parameters, A, B)
+    _CACHE[key] = (phi, result)
+    while len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return result

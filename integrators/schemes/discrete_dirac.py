@@ -1,0 +1,177 @@
+r"""The discrete Dirac scheme of the constrained-systems section (Salnikov & Hamdouni 2019, Section 3).
+
+The step is built by :func:`geomcheck.structures.discrete_dirac_scheme` -- the one
+definition, not re-derived here -- with the forward difference ``v_k = (q_{k+1} - q_k)/h``
+and the discrete constraint one-forms at the midpoint, the variant documented there as
+the symplectic one (``velocity="forward", constraint_at="midpoint"``).  A
+:class:`~integrators.ConstrainedHamiltonianSystem` ``(H, g)`` is converted to the
+structures' input: the Lagrangian ``L(q, v) = p v - H`` by the inverse Legendre transform
+(``H`` quadratic in p, so ``v = H_p`` is affine in p) and the constraint one-forms
+``alpha^a = dg^a``; the momenta of ``T*Q`` are the system's own symbols, so the scheme's
+state chart *is* the system's chart ``(q, p)`` and no state conversion is needed.  The map
+is re-stated on the system's chart with its guess taken at ``h = 0`` (the starting point of
+geomcheck's expansion in h and of Newton's method).
+
+What is certified (declared: order 1, no structural property):
+
+* *order 1* on the constraint manifold ``M`` (against the index-reduced flow), for the step
+  as a map of ``T*M``: ``p_{k+1}`` is the forward velocity ``dL/dv(q_k, v_k)``, off ``M`` by
+  O(h) along ``G^T`` (it does not keep the hidden constraint ``G H_p = 0``), and the step
+  depends on ``p`` only modulo ``G(q)^T`` (its equations are invariant under
+  ``p -> p + G^T c, lambda -> lambda + c``: certified exactly by :meth:`DiscreteDirac.regular_form`).
+  So the order compares ``q`` and the momenta projected onto ``G H_p = 0``; the raw ``p`` has
+  local error O(h) but, not accumulating, global error O(h) (measured in ``test_order.py``).
+  The energy error is O(h) and bounded.
+* Not declared, because false for general constraints: the midpoint constraint line
+  ``<dg((q_k + q_{k+1})/2), q_{k+1} - q_k> = 0`` is ``g(q_{k+1}) = g(q_k)`` only for quadratic
+  ``g`` (the pendulum, spheres).  For those the step keeps ``g`` exactly and preserves the
+  presymplectic form ``iota^* omega`` on ``{g = 0}`` (p free);
+  ``tests/integrators/test_constrained_systems.py`` certifies both on the pendulum and shows
+  that a quartic constraint is not kept.
+
+>>> import sympy, integrators as ig
+>>> x, y, px, py = sympy.symbols("x y p_x p_y")
+>>> s = ig.ConstrainedHamiltonianSystem((px**2 + py**2) / 2 + y, [x, y], [px, py], [x**2 + y**2 - 1])
+>>> phi = ig.scheme("discrete-dirac").step_map(s)
+>>> phi.source == s.chart, [str(u) for u in phi.auxiliary]
+(True, ['v_x', 'v_y', 'lambda^1'])
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from geomcheck.calculus import diff
+from geomcheck.linalg import SingularSystem, solve_sparse
+from geomcheck.maps import substitute
+from geomcheck.structures import discrete_dirac_scheme, implicit_lagrangian_system
+
+from ..systems import STEP_SYMBOL
+from .rattle import ConstrainedScheme, _KindOnly
+from .base import Scheme
+from .stages import StageMap, stage_parameters
+
+__all__ = ["DiscreteDirac", "lagrangian_system"]
+
+
+def _velocities(system):
+    taken = {s.name for s in system.chart.coords} | {s.name for s in system.parameters} | {"h"}
+    out = []
+    for x in system.q:
+        name = f"v_{x.name}"
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        out.append(sympy.Symbol(name))
+    return out
+
+
+def lagrangian_system(system):
+    """The :class:`geomcheck.structures.ImplicitLagrangianSystem` of a constrained system, or None.
+
+    ``L(q, v) = p(v) v - H(q, p(v))`` with ``p(v)`` solving ``v = H_p`` (None unless H is
+    quadratic in p with an invertible Hessian), constraint one-forms ``dg^a``, momenta the
+    system's p.
+
+    Examples
+    --------
+    >>> import sympy, integrators as ig
+    >>> x, y, px, py = sympy.symbols("x y p_x p_y")
+    >>> s = ig.ConstrainedHamiltonianSystem((px**2 + py**2) / 2 + y, [x, y], [px, py], [x**2 + y**2 - 1])
+    >>> lagrangian_system(s).lagrangian
+    v_x**2/2 + v_y**2/2 - y
+    """
+    q, p, H = system.q, system.p, system.H
+    vs = _velocities(system)
+    rows, rhs = [], []
+    Hp = [diff(H, pi) for pi in p]
+    for i, f in enumerate(Hp):
+        row = {}
+        for j, pj in enumerate(p):
+            c = diff(f, pj)
+            if any(diff(c, pk) != 0 for pk in p):
+                return None
+            if c != 0:
+                row[j] = c
+        rows.append(row)
+        rhs.append(vs[i] - f.xreplace({pj: 0 for pj in p}))
+    try:
+        (sol,) = solve_sparse(rows, [rhs], len(p))
+    except SingularSystem:
+        return None
+    at = dict(zip(p, sol))
+    L = sympy.expand(sympy.Add(*[s * v for s, v in zip(sol, vs)]) - substitute(H, at))
+    G = system.constraint_jacobian
+    forms = [[G[a, i] for i in range(len(q))] for a in range(G.rows)]
+    return implicit_lagrangian_system(L, list(q), vs, forms, momenta=list(p))
+
+
+class DiscreteDirac(ConstrainedScheme):
+    """The forward-difference discrete Dirac scheme with midpoint constraints (see the module docstring)."""
+
+    name = "discrete-dirac"
+    requires = frozenset({"constrained"})
+    order = 1
+    properties = frozenset()
+    description = ("discrete Dirac scheme (Salnikov & Hamdouni 2019, Sec. 3), forward velocity, midpoint"
+                   " constraints")
+
+    def why_not(self, system):
+        reason = Scheme.why_not(_KindOnly(self), system)
+        if reason is None and lagrangian_system(system) is None:
+            reason = (f"{self.name} needs the Lagrangian of H by the Legendre transform: H must be quadratic in p"
+                      f" with an invertible Hessian H_pp; {system.H} is not")
+        return reason
+
+    def _build(self, system):
+        sch = discrete_dirac_scheme(lagrangian_system(system), "forward", "midpoint", h=STEP_SYMBOL)
+        phi = sch.map
+        at0 = {STEP_SYMBOL: sympy.S.Zero}
+        guess = {u: substitute(g, at0) for u, g in phi.guess.items()}
+        return StageMap(system.chart, system.chart, list(phi.equations), new=list(phi.new),
+                        auxiliary=list(phi.auxiliary), parameters=stage_parameters(system), guess=guess,
+                        step=STEP_SYMBOL)
+
+    def regular_form(self, system):
+        """The step followed by the projection of the momenta onto the hidden constraint, for the order.
+
+        ``p_{k+1}`` is the forward velocity, off ``M`` by O(h) along ``G^T`` (the radial direction for the
+        pendulum), and the step depends on ``p`` only modulo ``G(q)^T``: replacing ``p`` by ``p + G^T c``
+        and the multipliers ``lambda`` by ``lambda + c`` leaves its equations unchanged (checked
+        exactly; this is the certificate returned).  So the step is a map of ``T*M`` and its order
+        is that of ``pi o phi`` with ``pi(q, p) = (q, p - G^T (G H_pp G^T)^{-1} G H_p)``.
+        """
+        cache = self.__dict__.setdefault("_regular", {})
+        if system in cache:
+            return cache[system]
+        import geomcheck as gc
+        from geomcheck.certify.certificate import Certificate
+        from geomcheck.latex import Derivation
+        from geomcheck.zero import decide_all_zero
+
+        phi = self.step_map(system)
+        m = len(system.constraints)
+        G, A = system.constraint_jacobian, system._reduction_matrix
+        c = [sympy.Dummy(f"c{a}") for a in range(m)]
+        shift = {pi: pi + sympy.Add(*[G[a, i] * c[a] for a in range(m)]) for i, pi in enumerate(system.p)}
+        lam = [u for u in phi.auxiliary if u.name.startswith("lambda")]
+        shift.update({la: la + ca for la, ca in zip(lam, c)})
+        dec = decide_all_zero([substitute(e, shift) - e for e in phi.equations])
+        D = Derivation("The discrete Dirac step depends on p only modulo the constraint directions")
+        D = D.add(r"Replacing $p$ by $p + G(q)^T c$ and $\lambda$ by $\lambda + c$ leaves every equation of the"
+                  r" step unchanged (" + dec.stage + r"), so the step is a map of $T^*M$; its order is measured"
+                  r" after projecting the new momenta onto $G H_p = 0$ along $G^T$.")
+        equivalence = Certificate("phi(q, p + G^T c) == phi(q, p) (the step is a map of T*M)", dec.is_zero,
+                                  "the equations are invariant under p -> p + G^T c, lambda -> lambda + c ("
+                                  + dec.method + ")", dec.stage, derivation=D)
+        # pi(q, p) = (q, p - G^T mu) with (G H_pp G^T) mu = G H_p
+        rows = [{b: A[a, b] for b in range(m) if A[a, b] != 0} for a in range(m)]
+        (mu,) = solve_sparse(rows, [list(system.hidden_constraints)], m)
+        pi = gc.Map(system.chart, system.chart,
+                    list(system.q) + [pk - sympy.Add(*[G[a, i] * mu[a] for a in range(m)])
+                                      for i, pk in enumerate(system.p)], parameters=stage_parameters(system))
+        comp = gc.compose(pi, phi)
+        reg = StageMap(comp.source, comp.target, comp.equations, new=comp.new, auxiliary=comp.auxiliary,
+                       parameters=comp.parameters, guess=comp.guess, step=STEP_SYMBOL)
+        cache[system] = (reg, equivalence)
+        return cache[system]
