@@ -102,6 +102,12 @@ def tex_text(s) -> str:
 
 def _signed_terms(items):
     """Join (coefficient, tail) pairs as a signed sum; coefficient 1 and -1 are elided."""
+    out = _signed_pieces(items)
+    return "".join(out) if out else "0"
+
+
+def _signed_pieces(items) -> list:
+    """The terms of :func:`_signed_terms`, each with its sign (the first without a leading plus)."""
     out = []
     for coeff, tail in items:
         neg = coeff.could_extract_minus_sign()
@@ -119,7 +125,47 @@ def _signed_terms(items):
             out.append(("- " if neg else "") + body)
         else:
             out.append((" - " if neg else " + ") + body)
-    return "".join(out) if out else "0"
+    return out
+
+
+def in_lines(obj, per_line: int = 4, most: int = 40) -> str:
+    r"""LaTeX of a form or vector field for the right-hand side of an ``align*`` row, in lines.
+
+    A long sum on one line overflows the page (and beyond some length TeX's measuring of the
+    row fails with "Dimension too large"), so the terms go ``per_line`` to a line, continued
+    with ``\ &\quad``; beyond ``most`` terms the rest is counted, not shown.  Other objects are
+    :func:`summarize` d.
+
+    >>> import geomcheck as gc
+    >>> M = gc.Chart("q1 q2 q3 q4 q5 p1 p2 p3 p4 p5")
+    >>> w = sum((M.d(a) ^ M.d(b) for a, b in zip(M.coords[:5], M.coords[5:])), 0 * M.d(M.coords[0]))
+    >>> print(in_lines(w, per_line=2, most=3))
+    \mathrm{d}q_{1} \wedge \mathrm{d}p_{1} + \mathrm{d}q_{2} \wedge \mathrm{d}p_{2} \\ &\quad + \mathrm{d}q_{3} \wedge \mathrm{d}p_{3} + \dots \text{ (5 terms in all)}
+    """
+    from .fields import VectorField
+    from .forms import Form
+
+    if isinstance(obj, Form):
+        coords = obj.chart.coords
+        items = [(obj.terms[k], r" \wedge ".join(differential(coords[i]) for i in k))
+                 for k in sorted(obj.terms, key=lambda k: (len(k), k))]
+    elif isinstance(obj, VectorField) and all(list(t) == [()] for t in obj.component_terms().values()):
+        coords = obj.chart.coords
+        items = [(t[()], r"\frac{\partial}{\partial " + sympy.latex(coords[i]) + "}")
+                 for i, t in sorted(obj.component_terms().items())]
+    else:
+        return summarize(obj)
+    if _nodes_over([c for c, _ in items], 4 * SUMMARY_LIMIT):
+        return summarize(obj, 4 * SUMMARY_LIMIT)
+    pieces = _signed_pieces(items)
+    if not pieces:
+        return "0"
+    shown = pieces[:most]
+    lines = ["".join(shown[k:k + per_line]) for k in range(0, len(shown), per_line)]
+    text = r" \\ &\quad".join(lines)
+    if len(pieces) > most:
+        text += r" + \dots \text{ (%d terms in all)}" % len(pieces)
+    return text
 
 
 def differential(symbol) -> str:

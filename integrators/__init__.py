@@ -21,6 +21,7 @@ from .coupled_natural import CoupledNaturalSystem
 from .damped import DampedHamiltonianSystem
 from .examples import example_system, list_example_systems
 from .integrate import Solution, integrate
+from .kernels import with_kernel
 from .port_hamiltonian import PortHamiltonianSystem
 from .schemes import Composition, PartitionedRungeKutta, RungeKutta
 from .systems import ContactSystem, HamiltonianSystem
@@ -41,4 +42,5 @@ __all__ = [
     "Composition",
     "integrate",
     "Solution",
+    "with_kernel",
 ]

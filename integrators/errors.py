@@ -100,3 +100,33 @@ class InconsistentStateError(GeomcheckError, ValueError):
         self.name = name
         self.value = value
         self.trajectory = trajectory
+
+
+# -- hand-written fast kernels (integrators.kernels)
+__all__ += ["KernelError", "KernelMismatchError"]
+
+
+class KernelError(SystemDefinitionError):
+    """A hand-written kernel that cannot stand for a system's vector field (it raised, returned the
+    wrong shape or dtype, changed its input, or the system cannot carry one)."""
+
+
+class KernelMismatchError(KernelError):
+    """A hand-written kernel that disagrees with the lowered symbolic vector field.
+
+    Attributes
+    ----------
+    component : sympy.Symbol      the coordinate whose derivative disagrees
+    point : numpy.ndarray         the state where it disagrees
+    kernel_value, symbolic_value : float
+    deviation : float             relative deviation of that component (see ``integrators.kernels``)
+    """
+
+    def __init__(self, message, component=None, point=None, kernel_value=None, symbolic_value=None,
+                 deviation=None):
+        super().__init__(message)
+        self.component = component
+        self.point = point
+        self.kernel_value = kernel_value
+        self.symbolic_value = symbolic_value
+        self.deviation = deviation

@@ -56,7 +56,7 @@ import geomcheck as gc
 from geomcheck.errors import InvalidArgumentError, ShapeError
 
 from .catalog import scheme as _scheme_by_name
-from .errors import SystemDefinitionError
+from .errors import SchemeNotApplicableError, SystemDefinitionError
 from .lower import LoweredStep, _split_implicit, lower_expressions
 from .newton import check_newton_mode
 from .staged import StagedStep, lower_stages
@@ -415,7 +415,8 @@ def _kahan_add(y, c, d, backend, dps):
 
 
 def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None, save_every=10, params=None,
-              t0=0, tol=None, max_iter=50, compensated=False, progress=None, check_stability=True, newton="full"):
+              t0=0, tol=None, max_iter=50, compensated=False, progress=None, check_stability=True, newton="full",
+              use_kernel=False):
     """Integrate ``system`` with ``scheme`` from ``y0``.
 
     Parameters
@@ -456,6 +457,11 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
         Refuse an explicit step size beyond the linear stability bound estimated from the
         Jacobian of the vector field at y0 (see :mod:`integrators.stability`; explicit Euler
         only warns, implicit schemes and contact systems are not checked).
+    use_kernel : bool
+        Run the scheme with the system's hand-written kernel (attached, and checked against the
+        symbolic vector field, by :func:`integrators.with_kernel`) as the vector field:
+        :func:`integrators.kernels.kernel_step`; explicit Runge-Kutta methods, Stormer-Verlet and
+        their compositions, numpy backend, not compensated (SchemeNotApplicableError otherwise).
 
     Returns
     -------
@@ -487,6 +493,10 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
             )
     elif dps is not None:
         raise InvalidArgumentError(f"dps applies to backend='mpmath' only; {backend} runs in double precision")
+    if _check_flag(use_kernel, "use_kernel") and (backend != "numpy" or compensated is not False):
+        raise SchemeNotApplicableError(f"use_kernel=True runs the hand-written numpy kernel: backend='numpy' and"
+                                       f" compensated=False are needed (got backend={backend!r},"
+                                       f" compensated={compensated!r})")
     if backend == "compiled":
         if compensated is not False:
             raise InvalidArgumentError("compensated summation is not available on backend='compiled'; use numpy")
@@ -515,7 +525,11 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
         check_step(system, s, float(dt_value), np.asarray(Y, dtype=float), values, t_start)
     scalars = [STEP_SYMBOL, *system.parameters] + ([system.time] if system.time is not None else [])
     lowered = None
-    if backend == "numpy" and not compensated and not explicit and len(stages) == 1 and system.time is None:
+    if use_kernel:
+        from .kernels import kernel_step
+
+        lowered = kernel_step(s, system)
+    elif backend == "numpy" and not compensated and not explicit and len(stages) == 1 and system.time is None:
         from .linear_implicit import linear_implicit_step
 
         # a linear implicit step: A factored once per step size, no Newton (None when not linear)

@@ -39,10 +39,13 @@ from sympy.core.function import AppliedUndef, Derivative, Subs
 from ..calculus import diff
 from ..errors import ChartMismatchError, ExpressionError, InvalidArgumentError
 from ..fields import VectorField
-from ..latex import Derivation, latex
+from ..latex import Derivation, in_lines, latex
 from ..maps import ImplicitMap, Map, compose, substitute
 from ..zero import Jet, Relation, canonical_jets, decide_all_zero, jet_function
 from .certificate import Certificate
+
+#: Taylor-coefficient rows typeset at most in an order certificate's derivation
+_ROWS = 24
 
 __all__ = ["taylor_coefficients", "flow_coefficients", "certify_order", "map_order", "certify_symmetric"]
 
@@ -327,14 +330,16 @@ def certify_order(phi, X: VectorField, h, order: int) -> Certificate:
     # the Taylor coefficients of an implicit map are explicit in x: no relation needed
     decision = decide_all_zero(residuals)
     D = Derivation(rf"The map has order {order}: $\varphi_h(x) - \exp(hX)(x) = O(h^{{{order + 1}}})$")
-    D = D.add(r"The exact flow's Lie series is $\exp(hX)x = \sum_k \frac{h^k}{k!} X^k(x)$ with", r"X &= " + latex(X))
+    D = D.add(r"The exact flow's Lie series is $\exp(hX)x = \sum_k \frac{h^k}{k!} X^k(x)$ with", r"X &= " + in_lines(X))
     rows = []
     for i, x in enumerate(phi.source.coords):
         for k in range(1, order + 1):
             if _tree_size_at_most(got[i][k], 400) and sympy.count_ops(got[i][k]) < 200:
                 rows.append(rf"[h^{{{k}}}]\,\varphi_h({latex(x)}) &= {latex(got[i][k])}")
     if rows:
-        D = D.add("The Taylor coefficients of the map are", r"\\ ".join(rows))
+        # a page of rows at most (a 104-dimensional step has hundreds)
+        more = f" (the first {_ROWS} of {len(rows)})" if len(rows) > _ROWS else ""
+        D = D.add(f"The Taylor coefficients of the map are{more}", r"\\ ".join(rows[:_ROWS]))
     point = decision.point if decision.is_zero is False else None
     method = decision.method
     if decision.is_zero is False:
