@@ -57,13 +57,7 @@ def build(N):
     return system, y0, 4e-5 * (100 / N) ** 2
 
 
-def best_of(fn, repeats):
-    times, out = [], None
-    for _ in range(max(1, repeats)):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
+best_of = U.best_of
 
 
 def drift(system, y):

@@ -37,13 +37,7 @@ DT = 4e-4    # below the linear stability limit of yoshida-4 (4.98e-4) on this s
 SCHEMES = ("stormer-verlet", "rk4", "yoshida-4")
 
 
-def best_of(fn, repeats):
-    times, out = [], None
-    for _ in range(max(1, repeats)):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
+best_of = U.best_of
 
 
 def main(argv=None):

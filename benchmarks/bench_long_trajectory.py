@@ -144,13 +144,7 @@ class HandVerlet:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
-def best_of(fn, repeats):
-    times, out = [], None
-    for _ in range(max(1, repeats)):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
+best_of = U.best_of
 
 
 def rel(a, b):
