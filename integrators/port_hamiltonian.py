@@ -58,9 +58,8 @@ from geomcheck.zero import decide_zero
 
 from .errors import SystemDefinitionError
 from .schemes.base import Scheme
-from .schemes.discrete_gradient import (GRADIENTS, DiscreteGradientMap, avf_closed_form,
-                                        certify_order_by_expansion, discrete_gradient)
-from .schemes.stages import stage_parameters
+from .schemes.discrete_gradient import (GRADIENTS, avf_closed_form, discrete_gradient, increment_step,
+                                        order_by_expansion)
 from .systems import STEP_SYMBOL, System, _expression, _parameters, _symbols
 
 __all__ = ["PortHamiltonianSystem", "PortHamiltonianDiscreteGradient"]
@@ -327,21 +326,12 @@ class PortHamiltonianDiscreteGradient(Scheme):
         return hit
 
     def _build(self, system):
-        h = STEP_SYMBOL
-        y = list(system.coords)
         grad, w, Y, JRm, Rm, Gu = self._parts(system)
-        rhs = JRm * sympy.Matrix(grad.template) + Gu
-        template = [Yi - yi - h * wi for Yi, yi, wi in zip(Y, y, w)] + [wi - r for wi, r in zip(w, rhs)]
-        X = system.vector_field
-        guess = {**dict(zip(Y, y)), **{wi: X.component(c) for wi, c in zip(w, y)}}
-        return DiscreteGradientMap(system.chart, system.chart, template, grad.quotients, new=Y, auxiliary=w,
-                                   parameters=stage_parameters(system), guess=guess, step=h)
+        return increment_step(system, Y, w, list(JRm * sympy.Matrix(grad.template) + Gu), grad.quotients)
 
     def _certify_one(self, prop, phi, system):
         if prop == "order":
-            if system.time is not None:
-                return None
-            return certify_order_by_expansion(phi, system.vector_field, self.h, int(self.order))
+            return order_by_expansion(self, phi, system)
         if prop == "energy-balance":
             return self.certify_energy_balance(system)
         return super()._certify_one(prop, phi, system)

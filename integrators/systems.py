@@ -230,21 +230,6 @@ class HamiltonianSystem(CanonicalSystem):
         return self.H
 
     @property
-    def degrees_of_freedom(self) -> int:
-        return len(self.q)
-
-    def _vector_field_is_separable(self) -> bool:
-        """True iff every ``q'`` is free of q and every ``p'`` free of p (cached): Verlet is then explicit."""
-        cached = self.__dict__.get("_field_separable")
-        if cached is None:
-            X = self.vector_field
-            qs, ps = set(self.q), set(self.p)
-            cached = (all(not (X.component(x).free_symbols & qs) for x in self.q)
-                      and all(not (X.component(x).free_symbols & ps) for x in self.p))
-            self.__dict__["_field_separable"] = cached
-        return cached
-
-    @property
     def is_separable(self) -> bool:
         """True iff ``H = T(p) + V(q)``: every mixed derivative ``H_{q_i p_j}`` vanishes.
 

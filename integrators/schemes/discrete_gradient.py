@@ -343,6 +343,27 @@ def certify_order_by_expansion(phi, X, h, order: int) -> Certificate:
     return replace(cert, method=why + cert.method, derivation=D)
 
 
+def increment_step(system, Y, w, rhs, quotients) -> DiscreteGradientMap:
+    """The step ``Y = y + h w``, ``w = rhs`` (a discrete-gradient field in y and w) as one map.
+
+    The Newton guess is ``Y = y``, ``w = X(y)`` (the vector field at the old state).
+    """
+    h = STEP_SYMBOL
+    y = list(system.coords)
+    template = [Yi - yi - h * wi for Yi, yi, wi in zip(Y, y, w)] + [wi - r for wi, r in zip(w, rhs)]
+    X = system.vector_field
+    guess = {**dict(zip(Y, y)), **{wi: X.component(c) for wi, c in zip(w, y)}}
+    return DiscreteGradientMap(system.chart, system.chart, template, quotients, new=Y, auxiliary=w,
+                               parameters=stage_parameters(system), guess=guess, step=h)
+
+
+def order_by_expansion(scheme, phi, system):
+    """The order certificate of a discrete-gradient step (None on a time-dependent system)."""
+    if system.time is not None:
+        return None
+    return certify_order_by_expansion(phi, system.vector_field, scheme.h, int(scheme.order))
+
+
 class DiscreteGradientScheme(Scheme):
     """``y' = y + h J gbar(y', y)`` with the discrete gradient ``gradient`` (see the module docstring).
 
@@ -399,17 +420,11 @@ class DiscreteGradientScheme(Scheme):
         Y = [sympy.Dummy(f"{c.name}'") for c in y]
         g = self.gradient_of(system, y, w, h)
         Jg = list(g.template[n:]) + [-c for c in g.template[:n]]     # J = [[0, I], [-I, 0]]
-        template = [Yi - yi - h * wi for Yi, yi, wi in zip(Y, y, w)] + [wi - c for wi, c in zip(w, Jg)]
-        X = system.vector_field
-        guess = {**dict(zip(Y, y)), **{wi: X.component(c) for wi, c in zip(w, y)}}
-        return DiscreteGradientMap(system.chart, system.chart, template, g.quotients, new=Y, auxiliary=w,
-                                   parameters=stage_parameters(system), guess=guess, step=h)
+        return increment_step(system, Y, w, Jg, g.quotients)
 
     def _certify_one(self, prop, phi, system):
         if prop == "order":
-            if system.time is not None:
-                return None
-            return certify_order_by_expansion(phi, system.vector_field, self.h, int(self.order))
+            return order_by_expansion(self, phi, system)
         return super()._certify_one(prop, phi, system)
 
     def observed_order(self, system, max_order=None):
