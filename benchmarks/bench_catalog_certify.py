@@ -158,8 +158,8 @@ def main(argv=None) -> int:
     totals.add("TOTAL", "", "", U.fmt_s(total))
     detail.notes.append("map: explicit, or an implicit map whose derivatives are symbolic (sparse elimination) or "
                         "implicit (numeric implicit function theorem at evaluation points)")
-    totals.notes.append("seconds include building the step map (`scheme.step_map(system)`); the parent's process "
-                        "start and imports are not counted")
+    totals.notes.append("seconds include building the step (`scheme.stages(system)`; a composition's composite"
+                        " only when a certificate needs it); the parent's process start and imports are not counted")
     detail.show(args.markdown)
     totals.show(args.markdown)
     goals = [U.goal("catalog: every property of every scheme on 1 and 2 dof" + (" (--quick subset)" if args.quick else ""),

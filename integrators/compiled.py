@@ -145,6 +145,27 @@ _PREAMBLE = [
 ]
 
 
+#: the entry point's signature and its two state buffers (yc current, yn next)
+_ENTRY_OPEN = (
+    f"int {ENTRY}(const double *a, double t0, const double *y_init, long steps, long save_every,",
+    "           double *out, long out_stride)",
+    "{",
+    "    double *buf = malloc(2 * DIM * sizeof(double));",
+    "    if (!buf) return 1;",
+    "    double *yc = buf, *yn = buf + DIM, *swap;",
+)
+#: the step loop up to the step itself: save every save_every steps and the last
+_LOOP_OPEN = (
+    "    long k = 0;",
+    "    for (long n = 0; ; n++) {",
+    "        if (n % save_every == 0 || n == steps) {",
+    "            memcpy(out + k * out_stride, yc, DIM * sizeof(double));",
+    "            k++;",
+    "        }",
+    "        if (n == steps) break;",
+)
+
+
 def c_source_stages(stages, parameters, time=None) -> str:
     """The C run loop of a step made of several explicit stages (see :mod:`integrators.staged`).
 
@@ -177,22 +198,11 @@ def c_source_stages(stages, parameters, time=None) -> str:
         lines += ["    " + x for x in scal + step]
         lines += ["}"]
     lines += [
-        f"int {ENTRY}(const double *a, double t0, const double *y_init, long steps, long save_every,",
-        "           double *out, long out_stride)",
-        "{",
-        "    double *buf = malloc(2 * DIM * sizeof(double));",
-        "    if (!buf) return 1;",
-        "    double *yc = buf, *yn = buf + DIM, *swap;",
+        *_ENTRY_OPEN,
         "    double sa[NPAR];",
         f"    const double h = a[{len(stages) * n_par}];",
         "    memcpy(yc, y_init, DIM * sizeof(double));",
-        "    long k = 0;",
-        "    for (long n = 0; ; n++) {",
-        "        if (n % save_every == 0 || n == steps) {",
-        "            memcpy(out + k * out_stride, yc, DIM * sizeof(double));",
-        "            k++;",
-        "        }",
-        "        if (n == steps) break;",
+        *_LOOP_OPEN,
     ]
     for i, k in enumerate(index):
         lines.append(f"        memcpy(sa, a + {i * n_par}, NPAR * sizeof(double));")
@@ -241,12 +251,7 @@ def c_source(phi, parameters, time=None) -> str:
     time_index = parameters.index(time) if time is not None else None
     lines = list(_PREAMBLE) + [
         f"#define DIM {dim}",
-        f"int {ENTRY}(const double *a, double t0, const double *y_init, long steps, long save_every,",
-        "           double *out, long out_stride)",
-        "{",
-        "    double *buf = malloc(2 * DIM * sizeof(double));",
-        "    if (!buf) return 1;",
-        "    double *yc = buf, *yn = buf + DIM, *swap;",
+        *_ENTRY_OPEN,
         "    memcpy(yc, y_init, DIM * sizeof(double));",
     ]
     scalar_names = [f"a{k}" for k in range(len(parameters))]
@@ -255,16 +260,7 @@ def c_source(phi, parameters, time=None) -> str:
             lines.append(f"    const double {s} = a[{k}];")
     if time_index is None:
         lines += ["    " + x for x in scal]
-    lines += [
-        "    long k = 0;",
-        "    for (long n = 0; ; n++) {",
-        "        if (n % save_every == 0 || n == steps) {",
-        "            memcpy(out + k * out_stride, yc, DIM * sizeof(double));",
-        "            k++;",
-        "        }",
-        "        if (n == steps) break;",
-        "        {",
-    ]
+    lines += [*_LOOP_OPEN, "        {"]
     if time_index is not None:
         lines.append(f"            const double a{time_index} = t0 + (double)n * a0;")
         lines += ["            " + x for x in scal]

@@ -151,8 +151,6 @@ class BoundStages:
         self.backend = staged.backend
         self.values = list(values)
         self.dps = dps
-        self.tol = tol
-        self.max_iter = max_iter
         # each stage keeps its own Newton state (a simplified-Newton factorization belongs to one step size)
         self.bound = [L.bind(self._stage_values(st), tol=tol, max_iter=max_iter, dps=dps, newton=newton)
                       for L, st in zip(staged.lowered, staged.stages)]

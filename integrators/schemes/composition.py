@@ -228,30 +228,21 @@ class Composition(Scheme):
         self.order_certificate()
         return self._order[0]
 
+    def _test_system(self):
+        """The generic system the candidate properties are certified on (a contact one for contact bases)."""
+        return test_system()
+
     def property_certificates(self) -> dict:
-        """Certificates of the candidate properties (see the module docstring)."""
+        """Certificates of the candidate properties (see the module docstring), on :meth:`_test_system`."""
         if self._props is None:
-            S = test_system()
+            S = self._test_system()
             props = {}
-            kept = sorted(set(self.base.properties) - {"symmetric"})
-            for prop, c in self.base.certify(S, properties=kept).items():
-                props[prop] = Certificate(
-                    claim=f"{prop} (composition)", holds=c.holds, stage=c.stage, residual=c.residual,
-                    derivation=c.derivation,
-                    method=(f"each factor base(gamma_i h) is the base step at another step size, and the base step"
-                            f" is {prop} for every h ({c.method}); so is their composite"),
-                )
-            if "symmetric" in self.base.properties:
-                palindromic = compositions.is_symmetric_composition(self.gammas)
-                props["symmetric"] = Certificate(
-                    claim="symmetric (composition)", holds=True if palindromic else None,
-                    stage="exact" if palindromic else "unknown",
-                    method=("the coefficients are palindromic and the base is symmetric" if palindromic else
-                            "the coefficients are not palindromic; symmetry not claimed"))
-                if not palindromic:
-                    props.update(self.certify(S, properties=["symmetric"]))
-            else:
-                props.update(self.certify(S, properties=["symmetric"]))
+            for prop in sorted(set(self.base.properties) - {"symmetric"}):
+                c = self._from_the_base(prop, S)
+                if c is not None:
+                    props[prop] = c
+            # palindromic with a symmetric base: by the coefficients; otherwise on the composed step
+            props.update(self.certify(S, properties=["symmetric"]))
             self._props = props
         return self._props
 

@@ -40,7 +40,7 @@ import sympy
 
 import geomcheck as gc
 from geomcheck.calculus import diff
-from geomcheck.certify import Certificate, compositions
+from geomcheck.certify import compositions
 from geomcheck.errors import InvalidArgumentError
 from geomcheck.structures import (
     contact_coordinates,
@@ -82,24 +82,8 @@ class ContactComposition(Composition):
     the Hamiltonian test system).
     """
 
-    def property_certificates(self) -> dict:
-        if self._props is None:
-            S = contact_test_system()
-            props = {}
-            kept = sorted(set(self.base.properties) - {"symmetric"})
-            for prop, c in self.base.certify(S, properties=kept).items():
-                props[prop] = Certificate(
-                    claim=f"{prop} (composition)", holds=c.holds, stage=c.stage, residual=c.residual,
-                    derivation=c.derivation,
-                    method=(f"each factor base(gamma_i h) is the base step at another step size, and the base step"
-                            f" is {prop} for every h on {S.energy} ({c.method}); so is their composite"))
-            palindromic = compositions.is_symmetric_composition(self.gammas)
-            if "symmetric" in self.base.properties and palindromic:
-                props["symmetric"] = Certificate(
-                    claim="symmetric (composition)", holds=True, stage="exact",
-                    method="the coefficients are palindromic and the base is symmetric")
-            self._props = props
-        return self._props
+    def _test_system(self):
+        return contact_test_system()
 
 
 def contact_yoshida(order: int) -> ContactComposition:
