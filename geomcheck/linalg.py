@@ -34,7 +34,7 @@ import sympy
 
 from .errors import GeomcheckError
 
-__all__ = ["SingularSystem", "InconsistentSystem", "EliminationTooCostly", "solve_sparse"]
+__all__ = ["SingularSystem", "InconsistentSystem", "EliminationTooCostly", "solve_sparse", "solve_affine"]
 
 #: seconds the zero test may spend on one candidate pivot
 PIVOT_BUDGET = 5.0
@@ -174,3 +174,37 @@ def solve_sparse(rows: Sequence[dict], rhs: Sequence[Sequence], ncols: int, dead
             sol.append(B[r][k] / A[r][col])
         solutions.append(sol)
     return solutions
+
+
+def solve_affine(exprs: Sequence, unknowns: Sequence, targets: Sequence):
+    """The ``unknowns`` solving ``exprs == targets`` when every expression is affine in them, else None.
+
+    None also when the linear part is singular (no unique solution).  One sparse solve: this is
+    how a Legendre transform affine in the velocities (or momenta) is inverted.
+
+    >>> import sympy
+    >>> v, w, p, q = sympy.symbols("v w p q")
+    >>> solve_affine([2 * v + w, w], [v, w], [p, q])
+    [p/2 - q/2, q]
+    >>> solve_affine([v**2], [v], [p]) is None
+    True
+    """
+    from .calculus import diff
+
+    rows = []
+    for f in exprs:
+        row = {}
+        for j, u in enumerate(unknowns):
+            c = diff(f, u)
+            if any(diff(c, x) != 0 for x in unknowns):
+                return None
+            if c != 0:
+                row[j] = c
+        rows.append(row)
+    at_zero = {u: 0 for u in unknowns}
+    rhs = [t - f.xreplace(at_zero) for t, f in zip(targets, exprs)]
+    try:
+        (sol,) = solve_sparse(rows, [rhs], len(unknowns))
+    except SingularSystem:
+        return None
+    return sol

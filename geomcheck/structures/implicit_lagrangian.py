@@ -104,7 +104,7 @@ from ..errors import (ChartMismatchError, ConstraintError, ExpressionError, Impl
 from ..fields import VectorField
 from ..forms import Form, interior
 from ..latex import Derivation, latex
-from ..linalg import SingularSystem, solve_sparse
+from ..linalg import solve_affine
 from ..maps import ImplicitMap, substitute
 from ..zero import decide_all_zero
 from ..latex import summarize
@@ -393,25 +393,8 @@ class ImplicitLagrangianSystem:
 
         Solved with one sparse linear solve (no symbolic inverse).
         """
-        mom = self.momentum()
-        vs = self.velocities
-        rows = []
-        for f in mom:
-            row = {}
-            for j, v in enumerate(vs):
-                c = diff(f, v)
-                if any(diff(c, u) != 0 for u in vs):
-                    return None
-                if c != 0:
-                    row[j] = c
-            rows.append(row)
-        at_rest = {v: 0 for v in vs}
-        rhs = [p - f.xreplace(at_rest) for p, f in zip(self.momenta, mom)]
-        try:
-            (sol,) = solve_sparse(rows, [rhs], len(vs))
-        except SingularSystem:
-            return None
-        return dict(zip(vs, sol))
+        sol = solve_affine(self.momentum(), self.velocities, self.momenta)
+        return None if sol is None else dict(zip(self.velocities, sol))
 
     def hamiltonian(self):
         """The energy as a function on ``T*Q`` (when the Legendre transform is affine in v), else None."""

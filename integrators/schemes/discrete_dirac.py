@@ -42,7 +42,7 @@ from __future__ import annotations
 import sympy
 
 from geomcheck.calculus import diff
-from geomcheck.linalg import SingularSystem, solve_sparse
+from geomcheck.linalg import solve_affine, solve_sparse
 from geomcheck.maps import substitute
 from geomcheck.structures import discrete_dirac_scheme, implicit_lagrangian_system
 
@@ -83,21 +83,8 @@ def lagrangian_system(system):
     """
     q, p, H = system.q, system.p, system.H
     vs = _velocities(system)
-    rows, rhs = [], []
-    Hp = [diff(H, pi) for pi in p]
-    for i, f in enumerate(Hp):
-        row = {}
-        for j, pj in enumerate(p):
-            c = diff(f, pj)
-            if any(diff(c, pk) != 0 for pk in p):
-                return None
-            if c != 0:
-                row[j] = c
-        rows.append(row)
-        rhs.append(vs[i] - f.xreplace({pj: 0 for pj in p}))
-    try:
-        (sol,) = solve_sparse(rows, [rhs], len(p))
-    except SingularSystem:
+    sol = solve_affine([diff(H, pi) for pi in p], p, vs)     # p(v) from v = H_p
+    if sol is None:
         return None
     at = dict(zip(p, sol))
     L = sympy.expand(sympy.Add(*[s * v for s, v in zip(sol, vs)]) - substitute(H, at))
