@@ -114,6 +114,9 @@ class CaseResult:
         Further typeset derivations (the paper's symbolic results).
     misprints : list of (str, str)
         (what is misprinted and what is right, the test that shows it).
+    disagreements : list of (str, str)
+        (a claim of the paper that does not hold as stated, with what holds instead and the
+        measurement, the test that shows it); the claims that do hold are checks.
     notes : list of str
         Plain-text remarks for the report (e.g. which coefficients were used).
     seconds : float
@@ -130,6 +133,7 @@ class CaseResult:
     certificates: list = field(default_factory=list)
     derivations: list = field(default_factory=list)
     misprints: list = field(default_factory=list)
+    disagreements: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     seconds: float = 0.0
 
@@ -155,6 +159,7 @@ class CaseResult:
             "certificates": [{"label": label, **_cert_summary(c)} for label, c in self.certificates],
             "figures": list(self.figures),
             "misprints": [{"misprint": m, "test": t} for m, t in self.misprints],
+            "disagreements": [{"disagreement": d, "test": t} for d, t in self.disagreements],
             "notes": list(self.notes),
         }
 

@@ -137,7 +137,8 @@ def _build(root, profile, stream) -> int:
     structures = _structure_jobs()
     cases = _case_jobs()
     progress = _Progress(len(catalog) + len(structures) + len(cases) + 1, stream)
-    summary = {"profile": profile, "catalog": [], "structures": [], "cases": [], "misprints": []}
+    summary = {"profile": profile, "catalog": [], "structures": [], "cases": [], "misprints": [],
+               "disagreements": []}
     tex = [r"\section*{geomcheck report (profile: " + profile + ")}"]
     ok = True
 
@@ -191,6 +192,8 @@ def _build(root, profile, stream) -> int:
                           f" & {mark} & {_esc(c.source)} \\\\")
         for m, t in r.misprints:
             summary["misprints"].append({"case": name, "misprint": m, "test": t})
+        for d, t in r.disagreements:
+            summary["disagreements"].append({"case": name, "disagreement": d, "test": t})
         tex.append(r"\subsection*{" + _esc(r.title) + "}")
         tex.append(_esc(r.source) + r"\par")
         for note in r.notes:
@@ -211,13 +214,16 @@ def _build(root, profile, stream) -> int:
                    r" & expected & & source \\ \hline\endhead")
         tex.extend(claims)
         tex.append(r"\hline\end{longtable}")
-    if summary["misprints"]:
-        tex.append(r"\subsection*{Misprints found in the papers}")
+    for key, heading in (("misprints", "Misprints found in the papers"),
+                         ("disagreements", "Claims that do not hold as stated (what holds instead)")):
+        if not summary[key]:
+            continue
+        tex.append(r"\subsection*{" + heading + "}")
         tex.append(r"\begin{itemize}")
-        for m in summary["misprints"]:
+        for m in summary[key]:
             # \url breaks long test ids at / and :: (a \texttt one runs into the margin)
             test_id = "".join(ch for ch in str(m["test"]) if ch not in "{}%#\\")
-            tex.append(r"\item " + _esc(m["misprint"]) + r" (shown by \url{" + test_id + "})")
+            tex.append(r"\item " + _esc(m[key[:-1]]) + r" (shown by \url{" + test_id + "})")
         tex.append(r"\end{itemize}")
     tex.append(r"\subsection*{Derivations of the catalog certificates}")
     tex.extend(certs_tex)

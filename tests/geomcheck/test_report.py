@@ -111,3 +111,26 @@ def test_a_failing_claim_gives_exit_1_and_is_in_the_summary(small, tmp_path, mon
     summary = json.loads((out / "summary.json").read_text())
     assert summary["passed"] is False
     assert any(r["property"] == "symplectic" and r["holds"] is False for r in summary["catalog"])
+
+
+def test_disagreements_are_listed_with_their_tests_and_do_not_fail_the_report(small, tmp_path, monkeypatch):
+    """A claim that does not hold as stated is documented (with its test), not a failed check."""
+    import casestudies
+    from casestudies._core import CaseResult, check_below
+
+    def fake_run(name, profile, out=None):
+        r = CaseResult(name, "A fake case", "nobody 2020", profile, None)
+        r.checks.append(check_below("error", 1e-9, 1e-8, "Fig. 1"))
+        r.disagreements.append(("the paper says X; X holds only for Y (ratio 2.5)", "tests/x.py::test_y"))
+        return r
+
+    monkeypatch.setattr(report, "_case_jobs", lambda: ["fake"])
+    monkeypatch.setattr(casestudies, "run", fake_run)
+    out = tmp_path / "rep"
+    assert main(["report", "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["disagreements"] == [{"case": "fake", "disagreement": "the paper says X; X holds only for Y (ratio 2.5)",
+                                         "test": "tests/x.py::test_y"}]
+    assert summary["cases"][0]["disagreements"][0]["test"] == "tests/x.py::test_y"
+    tex = (out / "report.tex").read_text()
+    assert "Claims that do not hold as stated" in tex and "tests/x.py::test_y" in tex
