@@ -20,8 +20,8 @@ axes (:func:`figure_error`), and the methods
   the discrete Lagrange-d'Alembert integrator (centred discrete force), symmetric, of order 2 and
   conformally symplectic with factor ``(1 - alpha h/2)/(1 + alpha h/2)`` (all certified).
 
-We add Stormer-Verlet (kick-drift-kick) with the damping in its kicks, the explicit leapfrog of the
-authors' earlier code.  The reference is the exact solution, derived and certified here
+We add Stormer-Verlet (kick-drift-kick) with the damping in its kicks, close to the explicit leapfrog
+of the authors' earlier code (which takes the old momentum in its second kick).  The reference is the exact solution, derived and certified here
 (:func:`exact_solution`): ``x = e^{-alpha t/2} (x0 cos w t + (p0 + alpha x0/2)/w sin w t)``,
 ``w = sqrt(1 - alpha^2/4)``, and ``x = e^{-t} (x0 + (p0 + x0) t)`` at alpha = 2.
 
