@@ -225,7 +225,8 @@ def main(argv=None):
                 table.notes.append(f"{label}: not run ({type(exc).__name__}: {str(exc)[:120]})")
                 continue
             table.notes.append(f"{label}: setup (symbolic step, lowering{', compiling' if backend == 'compiled' else ''})"
-                               f" {setup:.2f} s; {per_step * 1e6:.1f} us per step")
+                               f" {setup:.2f} s; {per_step * 1e6:.1f} us per step in a 200-step calibration run"
+                               " (with the call's overhead; it predicts the run times)")
             dt, done = start, 0
             if backend == "compiled":
                 dt = start / 4                      # the compiled path affords small steps
