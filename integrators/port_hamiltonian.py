@@ -57,8 +57,7 @@ from geomcheck.structures import PortHamiltonianSystem as _StructurePH
 from geomcheck.zero import decide_zero
 
 from .errors import SystemDefinitionError
-from .schemes.base import Scheme
-from .schemes.discrete_gradient import (GRADIENTS, avf_closed_form, discrete_gradient, increment_step,
+from .schemes.discrete_gradient import (GRADIENTS, GradientStepScheme, avf_closed_form, discrete_gradient, increment_step,
                                         order_by_expansion)
 from .systems import STEP_SYMBOL, System, _expression, _parameters, _symbols
 
@@ -260,7 +259,7 @@ _NAMES = {"average-vector-field": "port-hamiltonian-avf", "gonzalez": "port-hami
           "itoh-abe": "port-hamiltonian-itoh-abe"}
 
 
-class PortHamiltonianDiscreteGradient(Scheme):
+class PortHamiltonianDiscreteGradient(GradientStepScheme):
     """The discrete-gradient scheme of a port-Hamiltonian system (see the module docstring).
 
     Parameters
@@ -383,19 +382,3 @@ class PortHamiltonianDiscreteGradient(Scheme):
         claim = "H(x') - H(x) == -h gbar^T R(xbar) gbar + h gbar^T g(xbar) u"
         return Certificate(claim, decision.is_zero, decision.method, decision.stage, residual=residual,
                            counterexample=decision.point if decision.is_zero is False else None, derivation=D)
-
-    def observed_order(self, system, max_order=None):
-        from .schemes.discrete_gradient import expansion_count
-
-        phi = self.step_map(system)
-        top = max_order or int(self.order) + 1
-        return gc.map_order(phi.expansion(expansion_count(top)), system.vector_field, self.h, top)
-
-    def __eq__(self, other):
-        return type(other) is type(self) and other.gradient == self.gradient
-
-    def __hash__(self):
-        return hash((type(self).__name__, self.gradient))
-
-    def __repr__(self):
-        return f"<scheme {self.name}: {self.description}>"

@@ -364,7 +364,26 @@ def order_by_expansion(scheme, phi, system):
     return certify_order_by_expansion(phi, system.vector_field, scheme.h, int(scheme.order))
 
 
-class DiscreteGradientScheme(Scheme):
+class GradientStepScheme(Scheme):
+    """A scheme whose step is built from the discrete gradient ``self.gradient``: its order is
+    observed on the step's expansion, and two such schemes are equal when their gradients are."""
+
+    def observed_order(self, system, max_order=None):
+        phi = self.step_map(system)
+        top = max_order or int(self.order) + 1
+        return gc.map_order(phi.expansion(expansion_count(top)), system.vector_field, self.h, top)
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.gradient == self.gradient
+
+    def __hash__(self):
+        return hash((type(self).__name__, self.gradient))
+
+    def __repr__(self):
+        return f"<scheme {self.name}: {self.description}>"
+
+
+class DiscreteGradientScheme(GradientStepScheme):
     """``y' = y + h J gbar(y', y)`` with the discrete gradient ``gradient`` (see the module docstring).
 
     Parameters
@@ -427,11 +446,6 @@ class DiscreteGradientScheme(Scheme):
             return order_by_expansion(self, phi, system)
         return super()._certify_one(prop, phi, system)
 
-    def observed_order(self, system, max_order=None):
-        phi = self.step_map(system)
-        top = max_order or int(self.order) + 1
-        return gc.map_order(phi.expansion(expansion_count(top)), system.vector_field, self.h, top)
-
     def certify_gradient(self, system) -> Certificate:
         """Certify that the scheme's ``gbar`` is a discrete gradient of H (geomcheck's certificate).
 
@@ -452,12 +466,3 @@ class DiscreteGradientScheme(Scheme):
         v = [sympy.Dummy(f"v_{c.name}") for c in x]
         g = self.gradient_of(system, v, [ui - vi for ui, vi in zip(u, v)], sympy.S.One).exact()
         return certify_discrete_gradient(g, system.H, u, v, x=x)
-
-    def __eq__(self, other):
-        return type(other) is type(self) and other.gradient == self.gradient
-
-    def __hash__(self):
-        return hash((type(self).__name__, self.gradient))
-
-    def __repr__(self):
-        return f"<scheme {self.name}: {self.description}>"

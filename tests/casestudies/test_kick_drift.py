@@ -14,7 +14,6 @@ from casestudies import vermeeren2019_damped_oscillator as m
 def test_symplectic_without_damping_order_one_with_it(method, potential):
     holding, refuted = kd.kick_drift_certificates(method, potential)
     assert [c.holds for _, c in holding] == [True] * 4, [label for label, c in holding if c.holds is not True]
-    assert "FACTOR DIFFERS" not in holding[2][0]
     assert refuted.holds is False and refuted.counterexample is not None
 
 
