@@ -82,7 +82,7 @@ def kick_drift_certificates(method: KickDrift, potential=None) -> tuple:
     X0 = gc.VectorField(chart, [p, -diff(U, x)])
     X = gc.VectorField(chart, [p, -diff(U, x) - alpha * p])
     label = "U = x^2/2" if potential is None else f"U = {potential}"
-    conformal = gc.certify_conformal_symplectic(damped, omega)
+    conformal = gc.certify_conformal_symplectic(damped, omega, small_step=h)
     expected = sympy.Mul(*[1 - b * alpha * h for b in method.kicks])
     if conformal.holds is True and decide_zero(conformal.factor - expected).is_zero is not True:
         conformal = gc.Certificate(claim="conformal factor == " + sympy.sstr(expected), holds=False,

@@ -548,7 +548,7 @@ def run(profile="quick", out=".") -> CaseResult:
             principle = hv.discrete_principle(system)
             res.certificates.append((f"Herglotz order {order}: contact with factor (1 + h D3 L)/(1 - h D4 L), U = {label}",
                                      certify_contact_factor(hv.step_map(system), system.eta,
-                                                            principle.contact_factor())))
+                                                            principle.contact_factor(), small_step=h)))
         res.certificates.append((f"Herglotz order {order}: order {order}", hv.certify(osc, ["order"])["order"]))
     V = sympy.Function("V")(x)
     for label, U in (("x^2/2", None), ("V(x)", V)):
@@ -562,7 +562,7 @@ def run(profile="quick", out=".") -> CaseResult:
         ]
     omega = fv_phi.source.d(x) ^ fv_phi.source.d(p)
     res.certificates.append(("forced Verlet, U = x^2/2: conformally symplectic, factor (1 - alpha h/2)/(1 + alpha h/2)",
-                             gc.certify_conformal_symplectic(fv_phi, omega)))
+                             gc.certify_conformal_symplectic(fv_phi, omega, small_step=h)))
     undamped = gc.Map(fv_phi.source, fv_phi.target, [e.subs(alpha, 0) for e in forced_verlet_step(V).exprs],
                       parameters=[h])
     res.certificates.append(("forced Verlet at alpha = 0, U = V(x): symplectic (Stormer-Verlet)",

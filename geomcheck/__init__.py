@@ -13,6 +13,7 @@ True
 
 from . import errors
 from .algebra import Chart, SuperFunction
+from .domain import Domain
 from .certify import (
     Certificate,
     certify_conformal_symplectic,
@@ -54,6 +55,7 @@ __version__ = "0.1.0"
 __all__ = [
     "errors",
     "Chart",
+    "Domain",
     "SuperFunction",
     "VectorField",
     "bracket",

@@ -241,6 +241,11 @@ class Chart:
     degrees : sequence of int, optional
         One integer degree per coordinate (default all 0).  Coordinates of odd
         degree anticommute and are ``Symbol(name, commutative=False)``.
+    domain : mapping, optional
+        ``{coordinate or name: (lo, hi)}``: the open interval each named coordinate
+        ranges over (see :class:`geomcheck.domain.Domain`); the others range over the
+        domain of their assumptions (the real line for a plain name).  Zero tests draw
+        their points inside it and certificates state it.
 
     Examples
     --------
@@ -250,12 +255,16 @@ class Chart:
     (4, (q1, q2, p1, p2))
     >>> M.is_graded
     False
+    >>> import sympy
+    >>> P = gc.Chart("r theta", domain={"r": (0, sympy.oo)})
+    >>> P.domain.describe(P.coords)
+    'r in (0, oo), theta in (-oo, oo)'
     """
 
     __slots__ = ("_coords", "_degrees", "_index", "_odd", "_even", "_odd_index", "_hash",
-                 "_tangent_shift", "_coord_set")
+                 "_tangent_shift", "_coord_set", "_domain")
 
-    def __init__(self, names, degrees=None):
+    def __init__(self, names, degrees=None, domain=None):
         given = _split_names(names)
         names = [n for n, _ in given]
         if not names:
@@ -287,8 +296,39 @@ class Chart:
         self._odd = tuple(c for c, d in zip(coords, degrees) if d % 2)
         self._even = tuple(c for c, d in zip(coords, degrees) if not d % 2)
         self._odd_index = {c: i for i, c in enumerate(self._odd)}
-        self._hash = hash((coords, degrees))
+        self._domain = self._read_domain(domain)
+        self._hash = hash((coords, degrees, self._domain))
         self._tangent_shift = None
+
+    def _read_domain(self, domain):
+        """The Domain of the coordinates, keyed by the coordinate symbols themselves."""
+        from .domain import Domain
+
+        if domain is None:
+            return Domain()
+        if isinstance(domain, Domain):
+            domain = domain.explicit
+        if not isinstance(domain, Mapping):
+            raise ChartError(f"Chart domain must be a mapping {{coordinate: (lo, hi)}}, got {domain!r}")
+        by_coord = {}
+        for key, spec in domain.items():
+            name = key if isinstance(key, str) else getattr(key, "name", None)
+            matches = [c for c in self._coords if c.name == name] if isinstance(key, (str, sympy.Symbol)) else []
+            if not matches:
+                raise UnknownCoordinateError(
+                    f"Chart domain names {key!r}, which is not a coordinate of this chart; its coordinates are "
+                    f"{', '.join(c.name for c in self._coords)}"
+                )
+            c = matches[0]
+            if not c.is_commutative:
+                raise ChartError(f"Chart domain: {c} is an odd (anticommuting) coordinate; it has no interval")
+            by_coord[c] = spec
+        return Domain(by_coord)
+
+    @property
+    def domain(self):
+        """The :class:`~geomcheck.domain.Domain` of the coordinates (intervals where they range)."""
+        return self._domain
 
     # -- basic data
     @property
@@ -354,6 +394,7 @@ class Chart:
             and self._hash == other._hash
             and self._coords == other._coords
             and self._degrees == other._degrees
+            and self._domain == other._domain
         )
 
     def __hash__(self):
@@ -361,9 +402,10 @@ class Chart:
 
     def __repr__(self):
         names = " ".join(c.name for c in self._coords)
-        if self.is_graded:
-            return f"Chart({names!r}, degrees={list(self._degrees)})"
-        return f"Chart({names!r})"
+        extra = f", degrees={list(self._degrees)}" if self.is_graded else ""
+        if self._domain:
+            extra += ", domain={" + ", ".join(f"{k}: ({lo}, {hi})" for k, (lo, hi) in self._domain.explicit.items()) + "}"
+        return f"Chart({names!r}{extra})"
 
     def _latex(self, printer=None):
         parts = []
@@ -405,7 +447,8 @@ class Chart:
                     name += "'"
                 taken.add(name)
                 names.append(name)
-            self._tangent_shift = Chart(names, [0] * self.dim + [1] * self.dim)
+            self._tangent_shift = Chart(names, [0] * self.dim + [1] * self.dim,
+                                        domain={c.name: iv for c, iv in self._domain.explicit.items()})
         return self._tangent_shift
 
     def check_expression(self, expr, what="expression"):
@@ -547,6 +590,7 @@ class SuperFunction:
     def zero_decision(self, **budget):
         from .zero import decide_all_zero
 
+        budget.setdefault("domain", self.chart.domain)
         return decide_all_zero(self.terms, **budget)
 
     def is_zero(self, **budget):

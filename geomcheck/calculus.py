@@ -33,7 +33,7 @@ import sympy
 from sympy.core.function import AppliedUndef, Derivative, Subs
 from sympy.core.sorting import default_sort_key
 
-__all__ = ["diff", "canonical_derivatives", "free_coordinates"]
+__all__ = ["diff", "canonical_derivatives", "canonical_form", "canonical_forms", "free_coordinates", "symbols_of"]
 
 # The memo is keyed on (expression, symbol).  Entries are small sympy trees shared with
 # the caller, so 2**16 of them stay well below a hundred megabytes even for large charts.
@@ -88,8 +88,12 @@ def symbols_of(expr) -> frozenset:
     args = expr.args
     if not args:
         return frozenset()
+    if isinstance(expr, Subs):
+        # sympy's Subs.free_symbols walks the body and points as trees, again for every
+        # nested Subs: exponential in the nesting of composed steps
+        return (symbols_of(expr.expr) - frozenset(expr.variables)) | symbols_of(expr.point)
     if getattr(expr, "bound_symbols", None):
-        # Subs, Integral, Lambda ... bind variables: let sympy apply its rules
+        # Integral, Lambda ... bind variables: let sympy apply its rules
         return frozenset(expr.free_symbols)
     if len(args) == 1:
         return symbols_of(args[0])
@@ -105,7 +109,7 @@ def _diff_cached(expr, x):
     result = _structural_diff(expr, x)
     if result is not None:
         return result
-    if expr.has(Subs):
+    if _needs_jets(expr):
         return _jet_diff(expr, x)
     result = sympy.diff(expr, x)
     if result.has(Derivative):
@@ -125,7 +129,36 @@ def _jet_diff(expr, x):
     """
     from .zero import canonical_jets
 
-    return diff(canonical_jets(expr), x)
+    converted = canonical_jets(expr)
+    if converted is expr or converted == expr:
+        # nothing has a jet form (a derivative of symbolic order): sympy is all there is,
+        # and asking the jets again would never end
+        result = sympy.diff(expr, x)
+        return canonical_derivatives(result) if result.has(Derivative) else result
+    return diff(converted, x)
+
+
+@lru_cache(maxsize=_DIFF_CACHE_SIZE)
+def _needs_jets(expr) -> bool:
+    """Whether sympy's own ``diff`` could get ``expr`` wrong, so jets must be used.
+
+    sympy differentiates an undefined function of symbols (``V(q1, q2)``) and derivatives
+    of it by symbols correctly.  Anything else -- ``Subs``, a function of expressions or of
+    another function, a derivative by a function -- goes through ``Function.fdiff``, which
+    for an argument such as ``W(q)`` returns the derivative by *that subtree* wherever it
+    occurs: sympy 1.14 gives ``V(W(q), W(q)).diff(q) == 2*Derivative(V(W(q), W(q)),
+    W(q))*Derivative(W(q), q)``, twice the true value.  Memoized per node, like
+    :func:`symbols_of`.
+    """
+    if isinstance(expr, Subs):
+        return True
+    if isinstance(expr, AppliedUndef):
+        return not _distinct_symbol_args(expr)
+    if isinstance(expr, Derivative):
+        if not all(isinstance(v, sympy.Symbol) for v, _ in expr.variable_count):
+            return True
+        return _needs_jets(expr.expr)
+    return any(_needs_jets(a) for a in expr.args)
 
 
 def _distinct_symbol_args(f):
@@ -171,7 +204,7 @@ def _structural_diff(expr, x):
         return _jet_diff(expr, x)
     if isinstance(expr, Subs):
         return _jet_diff(expr, x)
-    if getattr(expr, "jet_name", None) is not None and isinstance(expr, sympy.Function):
+    if _is_jet(expr):
         # a jet: the chain rule through its argument slots, each slot's jet built directly
         parts = []
         for k, a in enumerate(expr.args):
@@ -257,6 +290,134 @@ def canonical_derivatives(expr):
     return expr
 
 
+def canonical_form(expr):
+    """One notation for every way of writing the same function of undefined functions.
+
+    A derivative of ``V`` at a point can be written ``Subs(Derivative(V(y), y), y, Q)``,
+    ``Derivative(V(y), y).subs(y, Q)``, ``diff(V(y), y).subs({y: Q}, simultaneous=True)``,
+    through sympy's chain rule (``V(Q + t).diff(t).subs(t, 0)``), with
+    :func:`geomcheck.substitute`, or as ``Derivative(V(W(q)), W(q))`` for a nested
+    function.  All of them become the same expression here: every derivative of an
+    undefined function is rewritten as a jet (:func:`geomcheck.zero.canonical_jets`), and
+    the jets sympy can write without ``Subs`` -- ``V(...)`` itself and derivatives by
+    distinct symbol arguments, ``Derivative(V(q1, q2), q1)`` -- go back to sympy's own
+    notation (:func:`geomcheck.zero.from_jets` with ``subs=False``).  What is left as a jet
+    (``V_{1}(q + h*p)``) is a derivative at a point that sympy could only write with
+    ``Subs``, whose derivatives sympy 1.14 gets wrong (see :func:`diff`).
+
+    Parameters
+    ----------
+    expr : sympy.Basic or number
+
+    Returns
+    -------
+    sympy.Basic
+        ``expr`` itself when it contains no undefined function that needs rewriting.
+
+    See Also
+    --------
+    canonical_forms : several expressions at once, sharing their common parts.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> q, p, h, y = sympy.symbols("q p h y")
+    >>> V = sympy.Function("V")
+    >>> a = sympy.Subs(sympy.Derivative(V(y), y), y, q + h*p)
+    >>> b = V(q + h*p + y).diff(y).subs(y, 0)
+    >>> canonical_form(a) == canonical_form(b)
+    True
+    >>> canonical_form(a + V(q).diff(q))
+    V_{1}(h*p + q) + Derivative(V(q), q)
+    """
+    return canonical_forms([expr])[0]
+
+
+def canonical_forms(exprs) -> tuple:
+    """:func:`canonical_form` of each expression, converting shared parts once.
+
+    A subexpression common to several expressions (the new position ``Q`` in both the
+    map's ``Q`` and its ``grad V(Q)``) comes out as one object, so that later arithmetic
+    and comparisons meet identical objects rather than walking equal copies.
+
+    Parameters
+    ----------
+    exprs : iterable of sympy.Basic or numbers
+
+    Returns
+    -------
+    tuple
+
+    Examples
+    --------
+    >>> import sympy
+    >>> q, p, h, y = sympy.symbols("q p h y")
+    >>> V = sympy.Function("V")
+    >>> Q = q + h * (p - h * V(q).diff(q) / 2)
+    >>> a, b = canonical_forms([Q, sympy.Subs(sympy.Derivative(V(y), y), y, Q)])
+    >>> b.args[0] == a      # V'(Q): a jet at the point Q (shared with ``a`` when built together)
+    True
+    """
+    exprs = [e if isinstance(e, sympy.Basic) else sympy.sympify(e) for e in exprs]
+    if not any(_needs_jets(e) or _has_jets(e) for e in exprs):
+        return tuple(exprs)
+    from .zero.jets import from_jets, to_jets
+
+    # The conversion rebuilds every node above a rewritten one, so a part shared with the
+    # input (Q in Q and in grad V(Q)) would come out as an equal copy, and every memo
+    # lookup that meets copy and original would compare them node by node.  Each node of
+    # the result is replaced by the input's own node where they are equal.  The undefined
+    # functions come back as the input's own classes (with their assumptions, if any).
+    table, functions, seen = {}, {}, {}
+    for e in exprs:
+        _seed(e, table, functions, seen)
+    jet_memo, back_memo = {}, {}
+    converted = [from_jets(to_jets(e, jet_memo), subs=False, memo=back_memo, functions=functions)
+                 for e in exprs]
+    done = {}
+    return tuple(_intern(e, table, done) for e in converted)
+
+
+def _seed(e, table, functions, seen):
+    if id(e) in seen:
+        return
+    seen[id(e)] = e
+    for a in e.args:
+        _seed(a, table, functions, seen)
+    if isinstance(e, AppliedUndef):
+        functions.setdefault(e.func.__name__, e.func)
+    table.setdefault(e, e)
+
+
+def _intern(e, table, done):
+    """``e`` with every node replaced by its representative in ``table`` (bottom up)."""
+    hit = done.get(id(e))
+    if hit is not None:
+        return hit
+    node, args = e, e.args
+    if args:
+        new = [_intern(a, table, done) for a in args]
+        if any(a is not b for a, b in zip(args, new)):
+            node = e.func(*new)
+    rep = table.setdefault(node, node)
+    done[id(e)] = rep
+    return rep
+
+
+@lru_cache(maxsize=_DIFF_CACHE_SIZE)
+def _has_jets(expr) -> bool:
+    """Whether ``expr`` contains a jet; memoized per node (``expr.has`` walks the tree,
+    which for composed maps is exponentially larger than the DAG)."""
+    if _is_jet(expr):
+        return True
+    return any(_has_jets(a) for a in expr.args)
+
+
+def _is_jet(expr) -> bool:
+    # duck-typed, as in _structural_diff: this module imports the zero package only lazily
+    return getattr(expr, "jet_name", None) is not None and isinstance(expr, sympy.Function)
+
+
 def free_coordinates(expr, coords):
     """The free symbols of ``expr`` that are among ``coords``.
 
@@ -291,5 +452,5 @@ def _free_coordinates_cached(expr, coords):
 
 def clear_caches():
     """Forget the differentiation and free-symbol memos."""
-    for memo in (symbols_of, _diff_cached, _free_coordinates_cached):
+    for memo in (symbols_of, _diff_cached, _free_coordinates_cached, _needs_jets, _has_jets):
         memo.cache_clear()

@@ -22,6 +22,7 @@ __all__ = [
     "NotClosedError",
     "BudgetExceeded",
     "InvalidArgumentError",
+    "DomainError",
 ]
 
 
@@ -87,6 +88,10 @@ class BudgetExceeded(GeomcheckError, TimeoutError):
 
 class InvalidArgumentError(GeomcheckError, ValueError):
     """An option (a budget, a precision, a count) is out of its range."""
+
+
+class DomainError(GeomcheckError, ValueError):
+    """A domain (the intervals where a chart's coordinates or a claim's symbols range) is malformed."""
 
 
 # --------------------------------------------------------------------------- Q-structures
@@ -272,3 +277,76 @@ class ImplicitDerivativeError(ExpressionError):
     Such derivatives (``du/dx`` of an implicit map's unknowns, computed by the implicit
     function theorem at evaluation points only) have no symbolic derivative of their own.
     """
+
+
+# ---------------------------------------------------------------------------
+# primitives of closed forms (forms.py)
+
+__all__ += ["SingularFormError"]
+
+
+class SingularFormError(GeomcheckError, ValueError):
+    """A form is singular (undefined or infinite) where it had to be smooth: at the centre of a
+    primitive, or on the segments from the centre that the homotopy formula integrates along."""
+
+
+# ---------------------------------------------------------------------------
+# numerical runs leaving the real or finite domain (integrators.integrate)
+
+__all__ += ["NonRealValueError", "NonFiniteStateWarning"]
+
+
+class NonRealValueError(GeomcheckError, ArithmeticError):
+    """A numerical run left the real domain: a value of a step became complex (mpmath backend).
+
+    ``sqrt``, ``log`` or a fractional power of a negative number has no real value, and
+    mpmath would go on with complex numbers; the run stops instead, naming where.
+
+    Attributes
+    ----------
+    step : int or None
+        The step being taken (1 is the first step), when known.
+    trajectory : int or None
+        The trajectory's index in the batch.
+    coordinate : str or None
+        The coordinate (or stage unknown of an implicit step) whose value became complex.
+    value : object
+        The complex value, when one was computed.
+    time : object
+        The time at the start of the step, when known.
+    """
+
+    def __init__(self, message, *, step=None, trajectory=None, coordinate=None, value=None, time=None):
+        super().__init__(message)
+        self.step = step
+        self.trajectory = trajectory
+        self.coordinate = coordinate
+        self.value = value
+        self.time = time
+
+
+class NonFiniteStateWarning(GeomcheckError, RuntimeWarning):
+    """Trajectories of a numerical run became nan or infinite (numpy backend; they stay nan/inf).
+
+    A warning (issued with ``warnings.warn``), in the hierarchy so that a run under
+    ``-W error`` raises a GeomcheckError.
+
+    Attributes
+    ----------
+    trajectories : list of int
+        The indices (in the batch) of the trajectories that became non-finite.
+    first_seen : list of int
+        For each of them, the first saved step at which its state was not finite.
+    last_finite : list of int
+        For each of them, the last saved step at which it was still finite (it left the
+        finite domain in between).
+    coordinates : list of list of str
+        For each of them, the coordinates that were not finite when first seen.
+    """
+
+    def __init__(self, message, trajectories=(), first_seen=(), last_finite=(), coordinates=()):
+        super().__init__(message)
+        self.trajectories = list(trajectories)
+        self.first_seen = list(first_seen)
+        self.last_finite = list(last_finite)
+        self.coordinates = [list(c) for c in coordinates]

@@ -215,6 +215,7 @@ class VectorField:
         from .zero import decide_all_zero
 
         flat = {(self.chart.coords[i], k): v for i, t in self._comps.items() for k, v in t.items()}
+        budget.setdefault("domain", self.chart.domain)
         return decide_all_zero(flat, **budget)
 
     def is_zero(self, **budget):

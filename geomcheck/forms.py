@@ -295,6 +295,7 @@ class Form:
         relations = tuple(dep.relation for dep in self.dependence)
         if relations:
             budget.setdefault("relations", relations)
+        budget.setdefault("domain", self.chart.domain)
         return decide_all_zero(self.terms, **budget)
 
     def is_zero(self, **budget):
@@ -548,16 +549,33 @@ def primitive(a: Form, center=None, check=True) -> Form:
     """A primitive of a closed form on a star-shaped chart, by the homotopy operator.
 
     ``K w = sum_I sum_r (-1)^r (int_0^1 t^(k-1) w_I(c + t (x - c)) dt) (x^ir - c^ir) dx^(I without ir)``
-    satisfies ``d K w = w`` for closed ``w`` of degree ``k >= 1``.
+    satisfies ``d K w = w`` for closed ``w`` of degree ``k >= 1`` wherever the
+    coefficients of ``w`` are smooth along the segments from the centre ``c``: the chart's
+    domain is a box, so the segments from a centre inside it cover it, and the
+    coefficients must be defined and finite on all of it.
 
     Parameters
     ----------
     a : Form
         A closed form of a single degree k >= 1.
     center : dict or sequence, optional
-        The centre c of the star-shaped domain (default the origin).
+        The centre c: ``{coordinate or name: value}`` (coordinates left out take their
+        default) or one value per coordinate; real numbers inside the chart's domain.
+        Default: the origin, or where a coordinate's domain excludes 0 a simple point
+        of it (:func:`geomcheck.signs.domain_point`).
     check : bool
         Refuse forms that are not closed (``NotClosedError`` with the nonzero ``d a``).
+
+    Raises
+    ------
+    SingularFormError
+        A coefficient is undefined or infinite at the centre, or at a point of the
+        domain (hence on a segment from the centre), as far as this can be decided
+        (:func:`geomcheck.signs.decide_defined`); or the radial integral came out infinite.
+    InvalidArgumentError
+        The centre lies outside the chart's domain.
+    ExpressionError
+        A centre value that is not a real number, or of the wrong length.
 
     Examples
     --------
@@ -570,6 +588,17 @@ def primitive(a: Form, center=None, check=True) -> Form:
     Form((-y/2)*dx + (x/2)*dy)
     >>> (gc.d(theta) - w).is_zero()
     True
+    >>> gc.primitive((x * M.d(y) - y * M.d(x)) / (x**2 + y**2))      # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    geomcheck.errors.SingularFormError: primitive: the form ... is singular at the centre x = 0, y = 0: ...
+    >>> P = gc.Chart("r theta", domain={"r": (0, sympy.oo)}); r, _ = P.coords
+    >>> gc.primitive(P.d(r) / r)       # centred at r = 1: the origin is outside the domain
+    Form(log(r))
+    >>> gc.primitive(P.d(r) / r, center={r: -1})      # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    geomcheck.errors.InvalidArgumentError: primitive: the centre's r = -1 lies outside the domain of ...
     """
     _require_form(a, "primitive")
     if a.dependence:
@@ -579,21 +608,15 @@ def primitive(a: Form, center=None, check=True) -> Form:
         if not a.terms:
             return a
         raise MixedDegreeError(f"a 0-form {a} has no primitive; a form of degree >= 1 was expected")
+    chart = a.chart
+    coords = chart.coords
+    c = _primitive_center(chart, center)
+    _require_smooth(a, c)
     if check:
         da = d(a)
         closed = da.is_zero()
         if closed is False:
             raise NotClosedError(f"form {a} is not closed: d of it is {da}; only closed forms have primitives")
-    chart = a.chart
-    coords = chart.coords
-    if center is None:
-        c = [sympy.S.Zero] * chart.dim
-    elif isinstance(center, Mapping):
-        c = [sympy.sympify(center.get(x, 0)) for x in coords]
-    else:
-        c = [sympy.sympify(v) for v in center]
-        if len(c) != chart.dim:
-            raise ExpressionError(f"center has {len(c)} entries; expected {chart.dim} for {chart!r}")
     t = sympy.Dummy("t")
     acc = Accumulator()
     for key, w in a.terms.items():
@@ -601,7 +624,105 @@ def primitive(a: Form, center=None, check=True) -> Form:
         for r, i in enumerate(key):
             v = radial * (coords[i] - c[i])
             acc.add(key[:r] + key[r + 1:], -v if r & 1 else v)
-    return a._new(acc.result(), k - 1)
+    out = a._new(acc.result(), k - 1)
+    for key, v in out.terms.items():
+        if v.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+            # a safety net: the checks above should have refused such a form
+            raise _singular_form_error(
+                f"primitive: the radial integral of {a} from the centre {_centre_text(coords, c)} is not finite"
+                f" ({v} in the component {_differentials(coords, key)}); a form smooth on the segments from the"
+                " centre was expected")
+    return out
+
+
+def _singular_form_error(message):
+    from .errors import SingularFormError
+
+    return SingularFormError(message)
+
+
+def _centre_text(coords, c) -> str:
+    return ", ".join(f"{x} = {v}" for x, v in zip(coords, c))
+
+
+def _differentials(coords, key) -> str:
+    return "^".join("d" + coords[i].name for i in key) if key else "1"
+
+
+def _primitive_center(chart, center) -> list:
+    """The centre of a primitive as exact real numbers, one per coordinate, checked to lie in the domain."""
+    from .errors import InvalidArgumentError
+    from .signs import domain_point
+
+    coords = chart.coords
+    default = domain_point(coords, chart.domain)
+    if center is None:
+        given = {}
+    elif isinstance(center, Mapping):
+        given = {}
+        for key, value in center.items():
+            name = key if isinstance(key, str) else getattr(key, "name", None)
+            hits = [x for x in coords if x == key or (isinstance(key, str) and x.name == name)]
+            if not hits:
+                raise UnknownCoordinateError(
+                    f"primitive: the centre names {key!r}, which is not a coordinate of {chart!r}"
+                )
+            given[hits[0]] = value
+    else:
+        values = list(center)
+        if len(values) != chart.dim:
+            raise ExpressionError(f"center has {len(values)} entries; expected {chart.dim} for {chart!r}")
+        given = dict(zip(coords, values))
+    c = []
+    for x in coords:
+        if x not in given:
+            c.append(default[x])
+            continue
+        try:
+            v = sympy.sympify(given[x], strict=True)
+        except (sympy.SympifyError, TypeError, ValueError):
+            v = None
+        if not isinstance(v, sympy.Expr) or not v.is_number or v.is_real is not True or v.is_finite is not True:
+            raise ExpressionError(f"primitive: the centre's {x} coordinate {given[x]!r} is not a real number")
+        lo, hi = chart.domain.interval(x)
+        if not (bool(sympy.Lt(lo, v)) and bool(sympy.Lt(v, hi))):
+            raise InvalidArgumentError(
+                f"primitive: the centre's {x} = {v} lies outside the domain of {chart!r}, where {x} is in"
+                f" ({lo}, {hi}); a centre inside the domain was expected"
+            )
+        c.append(v)
+    return c
+
+
+def _require_smooth(a: Form, c) -> None:
+    """Refuse a form whose coefficients are singular at the centre or at a point of the domain."""
+    from .signs import decide_defined
+
+    chart = a.chart
+    coords = chart.coords
+    at_centre = dict(zip(coords, c))
+    where = _centre_text(coords, c)
+    for key, w in sorted(a.terms.items()):
+        try:
+            # subs, not xreplace: Derivative(V(x), x) at x = 0 must become a Subs, not a derivative by 0
+            value = w.subs(at_centre)
+        except (TypeError, ValueError):
+            value = sympy.S.Zero  # not evaluable here: the domain check below still looks at it
+        if value.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo, sympy.I):
+            raise _singular_form_error(
+                f"primitive: the form {a} is singular at the centre {where}: its coefficient {w} of"
+                f" {_differentials(coords, key)} is {value} there; a centre where the form is smooth was expected"
+            )
+        # the segments from a centre inside the box cover the box: the coefficient must be finite on it
+        decision = decide_defined(w, chart.domain, budget=1.0)
+        if decision.verdict == "undefined":
+            point = ", ".join(f"{s} = {v}" for s, v in decision.point.items())
+            raise _singular_form_error(
+                f"primitive: the form {a} is singular at {point}, which lies on a segment from the centre {where}"
+                f" inside the domain ({chart.domain.describe(coords)}): its coefficient {w} of"
+                f" {_differentials(coords, key)} is undefined there ({decision.reason}); the homotopy formula"
+                " integrates along every segment from the centre, so the form must be smooth on them"
+            )
 
 
 def _radial_integral(w, coords, c, t, k):

@@ -18,7 +18,10 @@ from dataclasses import dataclass, field
 
 import sympy
 
-__all__ = ["latex", "Derivation", "document", "compile_pdf", "pdflatex_available", "summarize", "tex_text"]
+__all__ = [
+    "latex", "Derivation", "document", "compile_pdf", "pdflatex_available", "summarize", "tex_text",
+    "expression_size",
+]
 
 
 def latex(obj) -> str:
@@ -33,22 +36,125 @@ def latex(obj) -> str:
 SUMMARY_LIMIT = 300
 
 
+def _roots(obj) -> list:
+    """The expressions whose size :func:`expression_size` adds up."""
+    if isinstance(obj, sympy.Basic) and not isinstance(obj, sympy.MatrixBase):
+        return [obj]
+    if isinstance(obj, (int, float, complex, str)):
+        return [sympy.sympify(obj)]
+    if isinstance(obj, dict):
+        obj = obj.values()
+    out = []
+    for item in obj:
+        out.extend(_roots(item))
+    return out
+
+
+def expression_size(expr, limit: int | None = None, *, distinct: bool = False) -> int:
+    """The size of an expression in nodes, counted through its DAG and stopping past ``limit``.
+
+    By default the size is the number of nodes of the expression *tree* (what
+    ``sympy.preorder_traversal`` visits, and what printing it costs), but a subexpression
+    that occurs many times is measured once and its size reused, so the count costs
+    time proportional to the distinct subexpressions met, never to the tree.  With
+    ``distinct=True`` the size is the number of distinct subexpression objects (the
+    DAG's size, what holding or differentiating it costs).
+
+    ``sympy.count_ops`` walks the whole tree every time: on a composition of many steps
+    (whose tree is exponentially larger than its DAG) it takes minutes just to decide
+    that an expression is too large to typeset.
+
+    Parameters
+    ----------
+    expr : sympy expression, number, matrix, or an iterable or dict of them
+        What to measure; an iterable's sizes add up (shared subexpressions measured once).
+    limit : int, optional
+        Stop counting once the size exceeds ``limit``: the work is then proportional to
+        ``limit``, not to the expression.  None counts everything.
+    distinct : bool
+        Count distinct subexpressions (the DAG) instead of tree nodes.
+
+    Returns
+    -------
+    int
+        The size when it is at most ``limit``; otherwise ``limit + 1`` (read as
+        "more than ``limit``").
+
+    Raises
+    ------
+    InvalidArgumentError
+        ``limit`` is not a nonnegative integer.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x, y = sympy.symbols("x y")
+    >>> expression_size(x + 2*y)        # Add(x, Mul(2, y)): 5 nodes
+    5
+    >>> e = x
+    >>> for _ in range(60):              # a tree of about 2**61 nodes, a DAG of 181
+    ...     e = sympy.sin(e) + sympy.cos(e)
+    >>> expression_size(e, 1000)
+    1001
+    >>> expression_size(e, distinct=True)
+    181
+    >>> expression_size([x + y, x + y, y], 100)
+    7
+    """
+    from .errors import InvalidArgumentError
+
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+        raise InvalidArgumentError(f"expression_size: limit must be an integer >= 0 or None, got {limit!r}")
+    cap = float("inf") if limit is None else limit
+    # sizes of finished subexpressions, keyed by identity (structural keys would hash whole trees)
+    size = {}
+    keep = []  # the keys are ids: keep every measured object alive while they are compared
+    total = 0
+    for root in _roots(expr):
+        if id(root) in size:
+            total += 0 if distinct else size[id(root)]
+            if total > cap:
+                return limit + 1
+            continue
+        # iterative post-order (deep expressions overflow Python's recursion); ``total``
+        # counts every node accounted so far, so each step of the loop raises it by at least
+        # one and the loop stops after about ``limit`` steps
+        stack = [(root, iter(root.args), total)]
+        keep.append(root)
+        total += 1
+        while stack:
+            if total > cap:
+                return limit + 1
+            node, args, start = stack[-1]
+            for a in args:
+                k = id(a)
+                if k in size:
+                    if not distinct:
+                        total += size[k]
+                        if total > cap:
+                            return limit + 1
+                    continue
+                keep.append(a)
+                stack.append((a, iter(a.args), total))
+                total += 1
+                break
+            else:
+                stack.pop()
+                size[id(node)] = total - start
+    return total
+
+
 def _nodes_over(exprs, limit) -> int | None:
-    """The node count of ``exprs`` when it exceeds ``limit`` (counted lazily), else None."""
-    n = 0
-    for e in exprs:
-        for _ in sympy.preorder_traversal(e):
-            n += 1
-            if n > limit:
-                return n
-    return None
+    """``limit + 1`` when ``exprs`` has more than ``limit`` tree nodes, else None."""
+    n = expression_size(list(exprs), limit)
+    return n if n > limit else None
 
 
 def summarize(obj, limit: int = SUMMARY_LIMIT) -> str:
     r"""LaTeX of ``obj``, or a one-line summary when it is too large to be read.
 
     Forms, vector fields, matrices and expressions are measured by their expression
-    nodes (counted lazily, so a huge expression costs only ``limit`` steps).
+    tree nodes (:func:`expression_size`, so a huge expression costs only ``limit`` steps).
 
     >>> import sympy
     >>> x = sympy.Symbol("x")

@@ -33,11 +33,15 @@ from typing import Sequence
 import sympy
 
 from .errors import GeomcheckError
+from .latex import expression_size
 
 __all__ = ["SingularSystem", "InconsistentSystem", "EliminationTooCostly", "solve_sparse", "solve_affine"]
 
 #: seconds the zero test may spend on one candidate pivot
 PIVOT_BUDGET = 5.0
+
+#: candidate pivots are ranked by their tree size up to this many nodes (larger ones tie)
+_PIVOT_SIZE = 10_000
 
 
 class SingularSystem(GeomcheckError, ValueError):
@@ -132,7 +136,9 @@ def solve_sparse(rows: Sequence[dict], rhs: Sequence[Sequence], ncols: int, dead
             # prefer sparse rows: less fill-in
             chosen = min(numeric, key=lambda r: len(A[r]))
         else:
-            for r in sorted(candidates, key=lambda r: sympy.count_ops(A[r][col])):
+            # simplest entries first (cheapest to decide); the size is bounded, so ranking
+            # a huge entry costs no more than ranking a small one
+            for r in sorted(candidates, key=lambda r: expression_size(A[r][col], _PIVOT_SIZE)):
                 status = _zero_status(A[r][col], deadline)
                 if status is False:
                     chosen = r

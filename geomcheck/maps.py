@@ -45,7 +45,7 @@ from typing import Mapping, Sequence
 import sympy
 
 from .algebra import Accumulator, Chart, mul_terms
-from .calculus import diff, free_coordinates
+from .calculus import canonical_forms, diff, free_coordinates, symbols_of
 from .errors import ChartMismatchError, ExpressionError, ImplicitMapError, MapError
 from .forms import Dependence, Form, _require_ordinary, coefficient_gradient
 from .linalg import EliminationTooCostly, SingularSystem, solve_sparse
@@ -96,7 +96,7 @@ def _check_symbols(owner: str, exprs, allowed: frozenset, parameters, others=())
     """
     other = frozenset().union(*(c.coordinate_set for c in others))
     for k, e in exprs:
-        syms = e.free_symbols
+        syms = symbols_of(e)
         if parameters is None:
             foreign = (syms - allowed) & other
         else:
@@ -151,6 +151,21 @@ class Map:
         _check_symbols("Map", zip(target.coords, self.exprs), source.coordinate_set, self.parameters,
                        () if target == source else (target,))
         self._jacobian = None
+        self._canonical = None
+
+    @property
+    def canonical_exprs(self) -> tuple:
+        """The expressions in one notation, however they were written (computed once).
+
+        ``Subs(Derivative(V(y), y), y, Q)``, ``Derivative(V(y), y).subs(y, Q)``, sympy's
+        chain rule and :func:`substitute` all give the same expression here (see
+        :func:`geomcheck.calculus.canonical_form`); the Jacobian and pullbacks are computed
+        from it, so neither their result nor their cost depends on the notation.
+        :attr:`exprs` keeps the expressions as given.
+        """
+        if self._canonical is None:
+            self._canonical = canonical_forms(self.exprs)
+        return self._canonical
 
     @property
     def target_symbols(self):
@@ -162,18 +177,17 @@ class Map:
 
     def __call__(self, f):
         """The composite ``f o phi`` of a function on the target."""
-        return substitute(sympy.sympify(f), self.substitution())
+        return substitute(sympy.sympify(f), self._canonical_substitution())
+
+    def _canonical_substitution(self) -> dict:
+        return dict(zip(self.target.coords, self.canonical_exprs))
 
     def jacobian(self) -> dict:
         """Sparse Jacobian ``{(i, j): d phi^i / d x^j}`` (nonzero entries)."""
         if self._jacobian is None:
             jac = {}
             index = self.source._index
-            for i, e in enumerate(self.exprs):
-                if e.has(sympy.Subs):
-                    from .zero import canonical_jets
-
-                    e = canonical_jets(e)
+            for i, e in enumerate(self.canonical_exprs):
                 for x in free_coordinates(e, self.source.coordinate_set):
                     v = diff(e, x)
                     if v != 0:
@@ -311,11 +325,12 @@ class ImplicitMap:
             if len(new) == source.dim:
                 guess.update(zip(new, source.coords))
         self.guess = {u: sympy.sympify(guess.get(u, 0)) for u in unknowns}
-        syms = set().union(*(e.free_symbols for e in eqs)) if eqs else set()
+        syms = set().union(*(symbols_of(e) for e in eqs)) if eqs else set()
         if step is None:
             step = next((s for s in syms if s.name == "h" and s not in allowed), None)
         self.step = step
         self._dependence = None
+        self._canonical = None
         self.derivative_mode = None
         self.derivative_note = None
         self.dependence  # validate the Jacobian now: bad input fails at construction
@@ -323,6 +338,13 @@ class ImplicitMap:
     @property
     def target_symbols(self):
         return self.new
+
+    @property
+    def canonical_equations(self) -> tuple:
+        """The equations in one notation, however they were written (see :attr:`Map.canonical_exprs`)."""
+        if self._canonical is None:
+            self._canonical = canonical_forms(self.equations)
+        return self._canonical
 
     @property
     def dependence(self) -> Dependence:
@@ -333,9 +355,9 @@ class ImplicitMap:
             unknown_index = {u: k for k, u in enumerate(self.unknowns)}
             rows = []
             rhs_columns = [[] for _ in range(self.source.dim)]
-            for e in self.equations:
+            for e in self.canonical_equations:
                 row = {}
-                for u in e.free_symbols & set(self.unknowns):
+                for u in symbols_of(e) & set(self.unknowns):
                     v = diff(e, u)
                     if v != 0:
                         row[unknown_index[u]] = v
@@ -373,7 +395,8 @@ class ImplicitMap:
                     for k, v in enumerate(sol):
                         if v != 0:
                             derivatives[self.unknowns[k]][j] = v
-                relation = Relation(list(self.equations), list(self.unknowns), guess=self.guess, small=small)
+                relation = Relation(list(self.canonical_equations), list(self.unknowns), guess=self.guess,
+                                    small=small)
                 self.derivative_mode = "symbolic"
                 self.derivative_note = "derivatives of the unknowns by symbolic sparse elimination"
                 self._dependence = Dependence(relation, derivatives)
@@ -404,7 +427,7 @@ class ImplicitMap:
             derived.append((symbols, [-v for v in column]))
             for u, D in zip(self.unknowns, symbols):
                 derivatives[u][j] = D
-        relation = Relation(list(self.equations), list(self.unknowns), guess=self.guess, small=small,
+        relation = Relation(list(self.canonical_equations), list(self.unknowns), guess=self.guess, small=small,
                             derived=derived)
         check = decide_jacobian_singular(relation)
         if check.is_zero is True:
@@ -487,13 +510,14 @@ def pullback(a: Form, phi) -> Form:
         raise ExpressionError(f"pullback expects a Map or ImplicitMap, got {type(phi).__name__}")
     if a.chart != phi.target:
         raise ChartMismatchError(f"cannot pull back a form on {a.chart!r} by a map into {phi.target!r}")
-    mapping = phi.substitution()
     if isinstance(phi, Map):
+        mapping = phi._canonical_substitution()
         dphi = [{j: v for (j,), v in row.items()} for row in phi.differentials()]
         guess_subst = mapping
         avoid = set(phi.source.coords)
         own = ()
     else:
+        mapping = phi.substitution()
         dep = phi.dependence
         dphi = [dep.derivatives[u] for u in phi.new]
         guess_subst = {y: phi.guess[u] for y, u in zip(phi.target.coords, phi.new)}
@@ -522,10 +546,10 @@ def compose(psi, phi):
         raise ChartMismatchError(f"cannot compose: the first map lands in {phi.target!r}, the second starts on {psi.source!r}")
     params = None if (phi.parameters is None or psi.parameters is None) else phi.parameters + psi.parameters
     if isinstance(phi, Map) and isinstance(psi, Map):
-        sub = phi.substitution()
-        return Map(phi.source, psi.target, [substitute(e, sub) for e in psi.exprs], parameters=params)
+        sub = phi._canonical_substitution()
+        return Map(phi.source, psi.target, [substitute(e, sub) for e in psi.canonical_exprs], parameters=params)
     if isinstance(phi, Map):
-        sub = phi.substitution()
+        sub = phi._canonical_substitution()
         eqs = [substitute(e, sub) for e in psi.equations]
         return ImplicitMap(phi.source, psi.target, eqs, new=psi.new, auxiliary=psi.auxiliary,
                            parameters=params, guess={u: substitute(g, sub) for u, g in psi.guess.items()},

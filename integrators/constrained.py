@@ -48,6 +48,7 @@ import sympy
 
 import geomcheck as gc
 from geomcheck.calculus import diff
+from geomcheck.latex import expression_size
 from geomcheck.linalg import SingularSystem, solve_sparse
 from geomcheck.zero import decide_all_zero, decide_zero
 
@@ -156,7 +157,7 @@ class ConstrainedHamiltonianSystem(CanonicalSystem):
                 f"{owner}: G H_pp G^T is singular: the constraints {list(self.constraints)} are dependent"
                 " (or H is degenerate in p); expected independent constraints") from None
         # cancel common factors of small rational multipliers (display, and smaller lowered code)
-        self.multipliers = tuple(sympy.cancel(e) if sympy.count_ops(e) <= 400 else e for e in lam)
+        self.multipliers = tuple(sympy.cancel(e) if expression_size(e, 800) <= 800 else e for e in lam)
         lam = self.multipliers
         self.vector_field = gc.VectorField(
             M, {**{qi: Hp[i] for i, qi in enumerate(self.q)},

@@ -38,7 +38,7 @@ import sympy
 
 import geomcheck as gc
 from geomcheck.certify.certificate import Certificate
-from geomcheck.latex import Derivation
+from geomcheck.latex import Derivation, expression_size
 from geomcheck.maps import compose, pullback, submanifold_parametrization, substitute
 from geomcheck.structures import CoupledSystem, Subsystem
 from geomcheck.structures.symplectic import counterexample_of, show
@@ -320,9 +320,13 @@ def certify_step_on_submanifold(phi, omega, equations, solve_for=None, parameter
     return StepOnSubmanifold(invariance, symplectic, full, S.dim, D)
 
 
-def _display(e, most=2000):
-    """``e`` expanded when that is cheap (for display only; zero is decided by the zero tester)."""
-    return sympy.expand(e) if sympy.count_ops(e) <= most else e
+def _display(e, most=4000):
+    """``e`` expanded when that is cheap (for display only; zero is decided by the zero tester).
+
+    Cheap means at most ``most`` tree nodes, counted with a bound (sympy.count_ops would walk
+    the whole tree of a large expression just to refuse it).
+    """
+    return sympy.expand(e) if expression_size(e, most) <= most else e
 
 
 def _verdict(c: Certificate) -> str:

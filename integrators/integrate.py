@@ -46,6 +46,7 @@ import math
 import numbers
 import sys
 import time as _time
+import warnings
 from fractions import Fraction
 
 import mpmath
@@ -53,11 +54,11 @@ import numpy as np
 import sympy
 
 import geomcheck as gc
-from geomcheck.errors import InvalidArgumentError, ShapeError
+from geomcheck.errors import InvalidArgumentError, NonFiniteStateWarning, NonRealValueError, ShapeError
 
 from .catalog import scheme as _scheme_by_name
 from .errors import SchemeNotApplicableError, SystemDefinitionError
-from .lower import LoweredStep, _split_implicit, lower_expressions
+from .lower import LoweredStep, _split_implicit, lower_expressions, real_rows
 from .newton import check_newton_mode
 from .staged import StagedStep, lower_stages
 from .systems import STEP_SYMBOL, CanonicalSystem, System
@@ -347,17 +348,14 @@ class _Increment:
             out = K.kernel(S, *y, *u)
             return [o if a else np.full(batch, o, dtype=float) for o, a in zip(out, K.is_array)]
         dps = bound.dps or mpmath.mp.dps
-        batch = len(y[0])
         with mpmath.workdps(dps):
             S = self._scalars(bound)
-            rows = []
-            for b in range(batch):
-                x = [c[b] for c in y]
-                u = []
-                if self.implicit:
-                    u = bound.solver.mpmath(x, dps, trajectory=b, step_index=step_index)
-                rows.append(K.kernel(S, *x, *u))
-            return [[mpmath.mpf(r[i]) for r in rows] for i in range(len(y))]
+
+            def row(b, x):
+                u = bound.solver.mpmath(x, dps, trajectory=b, step_index=step_index) if self.implicit else []
+                return K.kernel(S, *x, *u)
+
+            return real_rows(row, y, self.lowered.coords, step_index, bound.complex_guess)
 
 
 class _StagedIncrement:
@@ -409,6 +407,45 @@ def _kahan_add(y, c, d, backend, dps):
             new_y.append(row_y)
             new_c.append(row_c)
         return new_y, new_c
+
+
+# ------------------------------------------------------------------------ non-finite states
+
+
+class _FiniteWatch:
+    """Which trajectories of a numpy run became nan or infinite, seen at the saved steps."""
+
+    #: trajectories listed in the warning's message (all are in its attributes)
+    SHOWN = 10
+
+    def __init__(self, batch, coords):
+        self.coords = [str(c) for c in coords]
+        self.finite = np.ones(batch, dtype=bool)
+        self.last_step = 0
+        self.found = []  # (trajectory, first saved step not finite, last saved step finite, coordinates)
+
+    def saved(self, state, n):
+        ok = np.isfinite(state)
+        fine = ok.all(axis=1)
+        for b in np.flatnonzero(self.finite & ~fine):
+            self.found.append((int(b), n, self.last_step, [self.coords[i] for i in np.flatnonzero(~ok[b])]))
+        self.finite &= fine
+        self.last_step = n
+
+    def report(self, times, saved_steps):
+        if not self.found:
+            return
+        where = {n: t for n, t in zip(saved_steps, times)}
+        shown = "; ".join(
+            f"trajectory {b}: {', '.join(cs)} not finite at step {n} (t = {where[n]:.6g}), finite at step {m}"
+            for b, n, m, cs in self.found[:self.SHOWN])
+        more = f" (and {len(self.found) - self.SHOWN} more)" if len(self.found) > self.SHOWN else ""
+        warnings.warn(NonFiniteStateWarning(
+            f"{len(self.found)} trajectory(ies) left the finite (real) domain and are nan or infinite from"
+            f" then on: {shown}{more}; a smaller step, other initial values, or a system defined there"
+            " (sqrt, log of a negative number?) may help",
+            trajectories=[f[0] for f in self.found], first_seen=[f[1] for f in self.found],
+            last_finite=[f[2] for f in self.found], coordinates=[f[3] for f in self.found]), stacklevel=3)
 
 
 # ------------------------------------------------------------------------ the run
@@ -581,24 +618,36 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
         c = [np.zeros(batch) for _ in range(dim)] if backend == "numpy" else \
             [[mpmath.mpf(0)] * batch for _ in range(dim)]
     bar = _progress_bar(progress, steps)
+    watch = _FiniteWatch(batch, system.coords) if backend == "numpy" else None
     k = 0
     try:
         for n in range(steps + 1):
             if n == saved_steps[k]:
                 for i in range(dim):
                     out[k, :, i] = y[i]
+                if watch is not None:
+                    watch.saved(out[k], n)
                 k += 1
                 if n == steps:
                     break
             step = bind(n) if time_dependent else bound
-            if compensated:
-                y, c = _kahan_add(y, c, increment(step, y, n + 1), backend, dps)
-            else:
-                y = step.step(y, step_index=n + 1)
+            try:
+                if compensated:
+                    y, c = _kahan_add(y, c, increment(step, y, n + 1), backend, dps)
+                else:
+                    y = step.step(y, step_index=n + 1)
+            except NonRealValueError as exc:
+                with mpmath.workdps(dps or 15):
+                    t_n = t0v + n * dt_value
+                raise NonRealValueError(f"{exc} (the step from t = {mpmath.nstr(t_n, 10)})", step=exc.step,
+                                        trajectory=exc.trajectory, coordinate=exc.coordinate, value=exc.value,
+                                        time=t_n) from exc.__cause__
             if bar is not None:
                 bar.update(n + 1)
     finally:
         if bar is not None:
             bar.close()
+    if watch is not None:
+        watch.report(times, saved_steps)
     result = out[:, 0, :] if single else out
     return Solution(times, result, system, s, backend, dps, dt_value, steps, save_every, values, single)

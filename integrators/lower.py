@@ -43,12 +43,12 @@ from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.pycode import MpmathPrinter
 
 import geomcheck as gc
-from geomcheck.errors import InvalidArgumentError
+from geomcheck.errors import InvalidArgumentError, NonRealValueError
 
 from .errors import NotLowerableError
 from .systems import STEP_SYMBOL
 
-__all__ = ["lower", "lower_expressions", "LoweredStep", "BoundStep", "Kernel"]
+__all__ = ["lower", "lower_expressions", "LoweredStep", "BoundStep", "Kernel", "real_rows"]
 
 _SMALL_POWERS = 4
 
@@ -415,19 +415,26 @@ class BoundStep:
 
     def _step_mpmath(self, y, step_index):
         L = self.lowered
-        batch = len(y[0])
         dps = self.dps or mpmath.mp.dps
         with mpmath.workdps(dps):
-            rows = []
             if L.explicit:
-                for b in range(batch):
-                    rows.append(L.update.kernel(self.S["update"], *[c[b] for c in y]))
-            else:
-                for b in range(batch):
-                    x = [c[b] for c in y]
-                    u = self.solver.mpmath(x, dps, trajectory=b, step_index=step_index)
-                    rows.append(L.update.kernel(self.S["update"], *x, *u))
-            return [[mpmath.mpf(r[i]) for r in rows] for i in range(L.dim)]
+                return real_rows(lambda b, x: L.update.kernel(self.S["update"], *x), y, L.coords, step_index)
+
+            def row(b, x):
+                u = self.solver.mpmath(x, dps, trajectory=b, step_index=step_index)
+                return L.update.kernel(self.S["update"], *x, *u)
+
+            return real_rows(row, y, L.coords, step_index, self.complex_guess)
+
+    def complex_guess(self, x):
+        """``(unknown, value)`` of the first stage unknown whose starting guess at ``x`` is complex, or None."""
+        L = self.lowered
+        if L.explicit:
+            return None
+        for u, g in zip(L.unknowns, L.guess.kernel(self.S["guess"], *x)):
+            if isinstance(g, mpmath.mpc):
+                return u, g
+        return None
 
     def step_array(self, Y):
         """One step of a ``(batch, dim)`` array (numpy) or nested list/object array (mpmath)."""
@@ -442,6 +449,83 @@ class BoundStep:
             for b, v in enumerate(col):
                 arr[b, i] = v
         return arr
+
+
+def real_rows(compute, y, names, step_index=None, diagnose=None) -> list:
+    """One mpmath step of every trajectory, refusing values that leave the real domain.
+
+    mpmath evaluates ``sqrt``, ``log`` and fractional powers of negative numbers as complex
+    numbers and carries on (numpy gives nan); a complex state is no state of a real system,
+    so the run stops here with an error that says where.
+
+    Parameters
+    ----------
+    compute : callable
+        ``compute(b, x)``: the new values (one per coordinate in ``names``) of trajectory
+        ``b`` from its state ``x`` (a list of mpf).
+    y : list of list
+        The state: one list of mpf (one entry per trajectory) per coordinate.
+    names : sequence
+        The coordinates, in the order of ``compute``'s outputs.
+    step_index : int, optional
+        The step being taken, for the message.
+    diagnose : callable, optional
+        ``diagnose(x)`` -> ``(name, value)`` of an intermediate (a stage unknown's guess)
+        that is complex, or None: used when mpmath refused a complex value inside
+        ``compute`` (in Newton's iteration of an implicit step).
+
+    Returns
+    -------
+    list of list of mpf
+        The new state, in the layout of ``y``.
+
+    Raises
+    ------
+    NonRealValueError
+        A new value, or a value inside the step, is complex; ``step``, ``trajectory``,
+        ``coordinate`` and ``value`` say which.
+
+    Examples
+    --------
+    >>> import mpmath, sympy
+    >>> q = sympy.Symbol("q")
+    >>> try:
+    ...     real_rows(lambda b, x: [mpmath.sqrt(x[0])], [[mpmath.mpf(4), mpmath.mpf(-1)]], [q], 7)
+    ... except ArithmeticError as exc:
+    ...     print(exc.step, exc.trajectory, exc.coordinate)
+    7 1 q
+    """
+    step = "" if step_index is None else f"step {step_index}, "
+    rows = []
+    for b in range(len(y[0])):
+        x = [c[b] for c in y]
+        try:
+            row = compute(b, x)
+        except TypeError as exc:
+            # mpmath refuses to make an mpf of an mpc or to order complex values: a value inside
+            # the step (an implicit step's stage values) left the real domain
+            if "mpc" not in str(exc) and "complex" not in str(exc):
+                raise
+            culprit = diagnose(x) if diagnose is not None else None
+            where = f"the stage unknown {culprit[0]} (guess {culprit[1]})" if culprit else "a value inside the step"
+            raise NonRealValueError(
+                f"{step}trajectory {b}: {where} became complex, from the state {_state_text(names, x)}: the step"
+                " left the real domain (sqrt, log or a fractional power of a negative number?); a real"
+                " system's state was expected", step=step_index, trajectory=b,
+                coordinate=str(culprit[0]) if culprit else None, value=culprit[1] if culprit else None) from exc
+        for i, v in enumerate(row):
+            if isinstance(v, mpmath.mpc):
+                raise NonRealValueError(
+                    f"{step}trajectory {b}: the new value of {names[i]} is complex ({v}), from the state"
+                    f" {_state_text(names, x)}: the step left the real domain (sqrt, log or a fractional power"
+                    " of a negative number?); a real system's state was expected",
+                    step=step_index, trajectory=b, coordinate=str(names[i]), value=v)
+        rows.append(row)
+    return [[mpmath.mpf(r[i]) for r in rows] for i in range(len(names))]
+
+
+def _state_text(names, x) -> str:
+    return ", ".join(f"{n} = {mpmath.nstr(v, 8)}" for n, v in zip(names, x))
 
 
 _CACHE: OrderedDict = OrderedDict()

@@ -20,7 +20,7 @@ from .families import (
     lobatto_iiic_star,
     radau_iia,
 )
-from .tableaux import ButcherTableau, PartitionedTableau, stability_function
+from .tableaux import ButcherTableau, PartitionedTableau, reduce_tableau, stability_function
 from .discrete_gradients import avf_gradient, certify_discrete_gradient, gonzalez_gradient, itoh_abe_gradient
 from .maps import (
     certify_conformal_symplectic,
@@ -65,6 +65,7 @@ __all__ = [
     "ButcherTableau",
     "PartitionedTableau",
     "stability_function",
+    "reduce_tableau",
     "gauss_legendre",
     "radau_iia",
     "lobatto_iiia",

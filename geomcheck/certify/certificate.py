@@ -63,6 +63,11 @@ class Certificate:
     witness : object
         What proves an existence claim when it holds (e.g. the Hamiltonian of a
         Hamiltonian vector field), else None.
+    soundness : Soundness
+        What the verdict rests on, as data (:class:`geomcheck.zero.Soundness`): the kind
+        (proof, probabilistic proof, numerical evidence, counterexample, undecided), the
+        domain, the points and digits, the jet model, error bounds.  Certificates decided
+        by the zero test carry its full record; others get the kind their stage implies.
     """
 
     claim: str
@@ -74,6 +79,13 @@ class Certificate:
     counterexample: Any = None
     derivation: Derivation = field(default_factory=lambda: Derivation("Certificate"))
     witness: Any = None
+    soundness: Any = field(default=None, compare=False)
+
+    def __post_init__(self):
+        if self.soundness is None:
+            from ..zero import Soundness
+
+            object.__setattr__(self, "soundness", Soundness(self.stage, _KIND_OF_STAGE.get(self.stage, "undecided")))
 
     def __bool__(self):
         raise TypeError(
@@ -102,6 +114,11 @@ class Certificate:
             verdict += r" A witness is $" + latex(self.witness) + "$."
         return body + verdict + "\n"
 
+    def _repr_latex_(self) -> str:
+        """Jupyter (MathJax): the claim, the verdict and how it was decided; ``latex()`` has the derivation."""
+        text = _tex_text(f"{self.claim}: {self.verdict()} ({self.soundness.kind}; {self.stage})")
+        return "$\\text{" + text + "}$"
+
     def document(self) -> str:
         from ..latex import document
 
@@ -118,6 +135,7 @@ class Certificate:
             "factor": _jsonable(self.factor),
             "counterexample": _jsonable(self.counterexample),
             "witness": _jsonable(self.witness),
+            "soundness": _jsonable(self.soundness.to_dict()) if hasattr(self.soundness, "to_dict") else None,
             "derivation": [[s.text, s.math] for s in self.derivation.steps],
         }
 
@@ -126,6 +144,14 @@ class Certificate:
 
     def __repr__(self):
         return f"Certificate({self.claim!r}: {self.verdict()}; {self.method})"
+
+
+#: the kind of evidence each stage gives, for certificates that do not carry a full record
+_KIND_OF_STAGE = {
+    "structural": "proof", "exact": "proof", "modular": "probabilistic proof",
+    "randomized": "numerical evidence", "numeric": "numerical evidence (inexact data)",
+    "counterexample": "counterexample", "unknown": "undecided",
+}
 
 
 def _tex_text(s: str) -> str:

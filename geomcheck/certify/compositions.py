@@ -32,9 +32,15 @@ How the conditions are decided
 The product is expanded weight by weight with exact arithmetic in the coefficient field of the
 ``gamma``: rationals (``fractions.Fraction``), a number field :math:`\\mathbb{Q}(\\theta)` given
 by a minimal polynomial (radicals such as :math:`2^{1/3}`, :math:`2^{1/3} 2^{1/5} 2^{1/7}`,
-:math:`\\sqrt{2}`, complex algebraic numbers), polynomials in free symbols, or mpmath numbers
-for inexact (float) coefficients.  If the weights below ``n`` all vanish, the weight-``n``
-part of :math:`\\Psi_h^* - \\exp(\\sigma A_1)` (:math:`\\sigma = \\sum \\gamma_i`) *is* the
+:math:`\\sqrt{2}`, ``cos``/``sin``/``tan`` of rational multiples of :math:`\\pi`, complex
+algebraic numbers), polynomials in free symbols, or mpmath numbers for inexact (float)
+coefficients.  Inexact coefficients are judged against the precision they carry (the
+shortest decimals that reproduce them, :mod:`geomcheck.certify.precision`), not their
+container: each condition is a Lyndon coordinate of :math:`\\log \\Psi_h^*` itself, carried
+with a rigorous bound on how far coefficients within that precision can move it, and fails
+only above twice that bound; the verdicts say "up to the 1e-15 precision of the
+coefficients" (see :func:`composition_order`).  For exact coefficients: if the weights below
+``n`` all vanish, the weight-``n`` part of :math:`\\Psi_h^* - \\exp(\\sigma A_1)` (:math:`\\sigma = \\sum \\gamma_i`) *is* the
 Lie element :math:`\\sum_{|w|=n} c_w P_w`, so weight ``n`` passes exactly when every word
 coefficient of that difference is zero; the Lyndon coefficients :math:`c_w` are then read
 off by the triangularity of the Lyndon basis (:math:`P_w = w + ` lexicographically larger words)
@@ -72,11 +78,11 @@ from typing import Any
 
 import mpmath
 import sympy
-from mpmath.libmp import prec_to_dps
 
 from ..errors import CompositionCoefficientError, CompositionError, InvalidArgumentError, RefinementError
 from ..latex import Derivation
 from .certificate import Certificate, _tex_text
+from .precision import REFUTATION_FACTOR, Bounded, data_precision
 
 __all__ = [
     "OrderCondition",
@@ -502,10 +508,10 @@ class _Polynomials(_OperatorArithmetic):
         return f"polynomial arithmetic over {self.R}"
 
 
-class _Numbers(_OperatorArithmetic):
-    """mpmath numbers at a working precision, for inexact coefficients."""
+class _Floats(_OperatorArithmetic):
+    """Plain mpmath numbers at a working precision (Newton refinement of coefficients)."""
 
-    kind = "numeric"
+    kind = "float"
     exact = False
 
     def __init__(self, ctx):
@@ -523,8 +529,38 @@ class _Numbers(_OperatorArithmetic):
     def inv(a):
         return 1 / a
 
-    def is_zero(self, a):  # pragma: no cover - numeric decisions use tolerances
-        return a == 0
+    @staticmethod
+    def size(a):
+        return 1
+
+
+class _Numbers(_OperatorArithmetic):
+    """Inexact coefficients: :class:`~geomcheck.certify.precision.Bounded` numbers, each
+    carrying a rigorous bound on how far the coefficients' own imprecision can move it."""
+
+    kind = "numeric"
+    exact = False
+
+    def __init__(self, ctx, precision):
+        self.ctx = ctx
+        self.precision = precision
+        self.zero, self.one = Bounded.exact(ctx, 0), Bounded.exact(ctx, 1)
+        self._consts: dict = {}
+
+    def scale(self, a, q):
+        c = self._consts.get(q)
+        if c is None:
+            c = self._consts[q] = Bounded.exact(self.ctx, q)
+        return a * c
+
+    @staticmethod
+    def inv(a):  # pragma: no cover - only the algebraic path normalizes
+        raise ZeroDivisionError("inexact coefficients are not normalized")
+
+    @staticmethod
+    def is_zero(a):
+        """Zero up to the coefficients' precision: not refuted (see geomcheck.certify.precision)."""
+        return not a.refuted()
 
     @staticmethod
     def size(a):
@@ -532,15 +568,17 @@ class _Numbers(_OperatorArithmetic):
 
     def to_sympy(self, a):
         dps = int(self.ctx.dps)
-        if isinstance(a, self.ctx.mpc):
-            return sympy.Float(a.real, dps) + sympy.I * sympy.Float(a.imag, dps)
-        return sympy.Float(a, dps)
+        if isinstance(a.v, self.ctx.mpc):
+            return sympy.Float(a.v.real, dps) + sympy.I * sympy.Float(a.v.imag, dps)
+        return sympy.Float(a.v, dps)
 
-    def to_mp(self, a, ctx):
-        return a
+    @staticmethod
+    def to_mp(a, ctx):
+        return a.v
 
     def describe(self):
-        return f"mpmath arithmetic at {int(self.ctx.dps)} digits"
+        return (f"mpmath arithmetic at {int(self.ctx.dps)} digits with a majorant bound on the effect of the "
+                f"coefficients' precision ({self.precision.describe()})")
 
 
 def _to_ctx(ctx, x):
@@ -643,6 +681,9 @@ def _algebraic_atoms(e, out: set):
     if e.is_Pow and e.exp.is_Integer:
         _algebraic_atoms(e.base, out)
         return
+    if isinstance(e, (sympy.cos, sympy.sin, sympy.tan)) and (e.args[0] / sympy.pi).is_Rational:
+        out.add(e)   # cos, sin, tan of rational multiples of pi are algebraic numbers
+        return
     if e is sympy.I or (e.is_Pow and e.exp.is_Rational) or isinstance(e, (sympy.CRootOf, sympy.AlgebraicNumber)):
         if e.is_Pow:
             _algebraic_atoms(e.base, set())  # the base must be algebraic too
@@ -744,26 +785,21 @@ class _Setup:
     dom: Any
     elems: list                 # the gammas in the domain
     exprs: list                 # the gammas as given (sympy or numbers), for display
-    digits: int | None = None   # inexact input: its significant digits
-    tol: float | None = None    # inexact input: relative tolerance of a vanishing condition
+    precision: Any = None       # inexact input: its DataPrecision
 
 
 def _setup(gammas, tol=None) -> _Setup:
     gs = _coefficients(gammas)
     if any(_inexact(g) for g in gs):
-        bits = _input_bits(gs)
-        digits = prec_to_dps(bits)
-        ctx = mpmath.MPContext()
-        ctx.dps = max(30, 2 * digits + 10)
-        elems = []
         for g in gs:
             if isinstance(g, sympy.Basic) and g.free_symbols:
                 raise CompositionCoefficientError(
                     f"composition coefficient {g} mixes floats with free symbols; give exact coefficients")
-            elems.append(_to_ctx(ctx, g))
-        if tol is None:
-            tol = 10.0 ** (-0.85 * digits)
-        return _Setup(_Numbers(ctx), elems, gs, digits, float(tol))
+        precision = data_precision(gs, relative=tol)
+        ctx = mpmath.MPContext()
+        # beyond the data's digits: a residual can be far smaller than its terms
+        ctx.prec = 64 + max(53, _input_bits(gs))
+        return _Setup(_Numbers(ctx, precision), precision.bounded(ctx), gs, precision)
     free = set().union(*[g.free_symbols for g in gs])
     if free:
         from sympy.polys.rings import ring
@@ -951,7 +987,7 @@ class _WeightResult:
     how: str
     failing: list = field(default_factory=list)   # OrderCondition for failing/undecided weights
     decision: Any = None
-    rel: float = 0.0        # inexact input: the largest relative residual of this weight
+    margin: Any = None      # inexact input: (residual, bound) of the condition nearest refutation
 
 
 @dataclass
@@ -1006,6 +1042,51 @@ def _scaled(dom, value, lam, n, cache=None):
     return dom.mul(value, cache[n])
 
 
+class _Log:
+    """The graded components of ``log(exp(Z_1) ... exp(Z_m))``, one weight at a time.
+
+    ``log P = sum_k (-1)^(k+1)/k Y^k`` with ``Y = P - 1``; ``(Y^k)_n`` is built from
+    ``(Y^(k-1))_j`` and ``Y_(n-j)`` and kept, so weight n costs only its own products.
+    """
+
+    def __init__(self, dom, expansion):
+        self.dom, self.exp = dom, expansion
+        self.Y = [None]
+        self.pows: dict = {}
+
+    def _y(self, n):
+        while len(self.Y) <= n:
+            self.Y.append(self.exp.component(len(self.Y)))
+        return self.Y[n]
+
+    def _pow(self, k, n):
+        """(Y^k)_n."""
+        if k == 1:
+            return self._y(n)
+        got = self.pows.get((k, n))
+        if got is None:
+            dom = self.dom
+            got = {}
+            for j in range(k - 1, n):
+                left, right = self._pow(k - 1, j), self._y(n - j)
+                for u, a in left.items():
+                    for v, b in right.items():
+                        key, val = u + v, dom.mul(a, b)
+                        got[key] = dom.add(got[key], val) if key in got else val
+            self.pows[(k, n)] = got
+        return got
+
+    def component(self, n):
+        dom = self.dom
+        out: dict = {}
+        for k in range(1, n + 1):
+            coef = Fraction((-1) ** (k + 1), k)
+            for w, c in self._pow(k, n).items():
+                v = dom.scale(c, coef)
+                out[w] = dom.add(out[w], v) if w in out else v
+        return out
+
+
 def _analyze(gammas, base_order, max_weight, tol=None) -> _Analysis:
     setup = _setup(gammas, tol)
     dom = setup.dom
@@ -1015,11 +1096,6 @@ def _analyze(gammas, base_order, max_weight, tol=None) -> _Analysis:
     for e in setup.elems:
         sigma = dom.add(sigma, e)
     consistency = dom.sub(sigma, dom.one)
-    scale_abs = None
-    last_rel = [0.0]
-    if not dom.exact:
-        ctx = dom.ctx
-        scale_abs = max(ctx.fsum(abs(e) for e in setup.elems), ctx.one)
 
     def decide(values, n):
         """values: list of (word, element) for weight n; returns (holds, how, failing, decision)."""
@@ -1027,16 +1103,9 @@ def _analyze(gammas, base_order, max_weight, tol=None) -> _Analysis:
             bad = [(w, v) for w, v in values if not dom.is_zero(v)]
             return (not bad), None, bad, None
         if dom.kind == "numeric":
-            scale = scale_abs ** n
-            rel = [(w, v, float(abs(v) / scale)) for w, v in values]
-            biggest = max((r for _, _, r in rel), default=0.0)
-            last_rel[0] = biggest
-            if biggest <= setup.tol:
-                return True, None, [], None
-            bad = [(w, v) for w, v, r in rel if r > setup.tol]
-            if biggest > 1e3 * setup.tol:
-                return False, None, bad, None
-            return None, None, bad, None
+            # refuted: no coefficients within their precision make it vanish (precision module)
+            bad = [(w, v) for w, v in values if v.refuted()]
+            return (not bad), None, bad, None
         from ..zero import decide_all_zero
 
         exprs = [dom.to_sympy(v) for _, v in values]
@@ -1047,12 +1116,34 @@ def _analyze(gammas, base_order, max_weight, tol=None) -> _Analysis:
             return False, dec, [values[dec.index]] if dec.index is not None else values, dec
         return None, dec, values, dec
 
+    def margin(values):
+        """(largest residual, its bound) for inexact coefficients: the worst ratio."""
+        if dom.kind != "numeric" or not values:
+            return None
+        _w, v = max(values, key=lambda wv: abs(wv[1].v) / max(wv[1].bound(), dom.ctx.mpf(10) ** -500))
+        return (float(abs(v.v)), float(v.bound()))
+
     # weight 1: consistency
-    ok, dec, bad, decision = decide([((1,), consistency)], 1)
+    ok, _dec, _bad, decision = decide([((1,), consistency)], 1)
     results.append(_WeightResult(1, ok, 1, "sum of the coefficients minus one",
                                  [OrderCondition(1, (1,), "A1", dom.to_sympy(consistency))] if ok is not True else [],
-                                 decision, last_rel[0]))
-    if ok is True and max_weight >= 2:
+                                 decision, margin([((1,), consistency)])))
+    if ok is True and max_weight >= 2 and dom.kind == "numeric":
+        # inexact coefficients: the lower weights vanish only up to the precision, so the
+        # conditions are the Lyndon coordinates of the logarithm itself, not of a difference
+        log = _Log(dom, _Expansion(dom, setup.elems, letters))
+        for n in range(2, max_weight + 1):
+            lyn = _lyndon(letters, n)
+            if not lyn:
+                results.append(_WeightResult(n, True, 0, "no conditions of this weight"))
+                continue
+            coords = _lyndon_coordinates(dom, log.component(n), letters, n)
+            holds, _d, bad, _dec = decide(coords, n)
+            failing = [OrderCondition(n, w, _label(w), dom.to_sympy(c)) for w, c in bad]
+            results.append(_WeightResult(n, holds, len(lyn), "", failing, None, margin(coords)))
+            if holds is not True:
+                break
+    elif ok is True and max_weight >= 2:
         rhos, lam = _normalize(setup)
         sig = dom.zero
         for r in rhos:
@@ -1090,7 +1181,7 @@ def _analyze(gammas, base_order, max_weight, tol=None) -> _Analysis:
             coords = _lyndon_coordinates(dom, diff, letters, n)
             holds, dec_, bad, decision = decide(coords, n)
             failing = [OrderCondition(n, w, _label(w), dom.to_sympy(_scaled(dom, c, lam, n))) for w, c in bad]
-            results.append(_WeightResult(n, holds, len(lyn), "", failing, decision, last_rel[0]))
+            results.append(_WeightResult(n, holds, len(lyn), "", failing, decision))
             if holds is not True:
                 break
     method = dom.describe()
@@ -1126,15 +1217,23 @@ def _gamma_tex(setup) -> str:
 
 
 def _numeric_phrase(an: _Analysis, upto: int, holds=True) -> str:
+    """How inexact coefficients were judged, with the tightest margin seen up to weight ``upto``."""
     s = an.setup
-    worst = max((res.rel for res in an.results if res.weight <= upto), default=0.0)
-    out = (f"numerically at {s.digits} digits (inexact coefficients given to about {s.digits} significant digits, "
-           f"evaluated with {int(s.dom.ctx.dps)}-digit mpmath arithmetic): a condition counts as satisfied when "
-           f"it is below {s.tol:.1e} relative to (sum |gamma_i|)^weight, as failed above 1000 times that; "
-           f"largest relative residual {worst:.1e} (weights <= {upto})")
-    if holds:
-        out += "; this establishes the conditions to that precision, not for exact coefficients"
+    out = (f"inexact coefficients, judged against their own precision: {s.precision.describe()}; every "
+           f"condition is evaluated in {int(s.dom.ctx.dps)}-digit mpmath arithmetic together with a rigorous "
+           f"(majorant) bound on how far coefficients within that precision can move it, and counts as failed "
+           f"only when it exceeds {REFUTATION_FACTOR} times that bound")
+    margins = [res.margin for res in an.results if res.weight <= upto and res.margin is not None]
+    if holds and margins:
+        r, b = max(margins, key=lambda m: m[0] / m[1] if m[1] else math.inf)
+        out += f" (closest: residual {r:.1e} against a bound of {b:.1e})"
     return out
+
+
+def _precision_claim(an: _Analysis) -> str:
+    if an.setup.dom.kind != "numeric" or not an.setup.precision.relative:
+        return ""
+    return f", up to the {an.setup.precision.label} precision of the coefficients"
 
 
 def _derivation(an: _Analysis, claim_order: int, title: str) -> Derivation:
@@ -1155,18 +1254,24 @@ def _derivation(an: _Analysis, claim_order: int, title: str) -> Derivation:
         r"\log \Psi_h^* &= h \Big(\sum_i \gamma_i\Big) A_1 + \sum_{n \ge 2} h^n \sum_{|w| = n} c_w(\gamma)\, P_w ,")
     D = D.add(rf"so order ${claim_order}$ holds for every such base method iff $\sum_i \gamma_i = 1$ and "
               rf"$c_w(\gamma) = 0$ for every Lyndon word of weight $2 \le n \le {claim_order}$.")
+    if s.dom.kind == "numeric":
+        D = D.add("The coefficients are inexact: " + _tex_text(s.precision.describe()) + ". A condition "
+                  "counts as failed only when its value exceeds " + str(REFUTATION_FACTOR) + " times a rigorous "
+                  "bound on how far coefficients within that precision can move it; otherwise it holds up to "
+                  "that precision.")
+    upto = " up to the precision" if s.dom.kind == "numeric" else ""
     for res in an.results:
         if res.weight > claim_order and res.holds is True:
             break
         if res.holds is True:
             if res.weight == 1:
-                D = D.add(r"Weight 1: $\sum_i \gamma_i = 1$.")
+                D = D.add(r"Weight 1: $\sum_i \gamma_i = 1$" + upto + ".")
             elif res.count == 0:
                 D = D.add(f"Weight {res.weight}: no Lie words, no conditions.")
             else:
                 labels = ", ".join("$" + _latex_label(w) + "$" for w in _lyndon(_letters(r, res.weight), res.weight))
                 what = "the condition vanishes" if res.count == 1 else f"all {res.count} conditions vanish"
-                D = D.add(f"Weight {res.weight}: {what} ({labels}).")
+                D = D.add(f"Weight {res.weight}: {what}{upto} ({labels}).")
         else:
             verdict = "fail" if res.holds is False else "are undecided"
             rows = [rf"{c.latex()} &= {_value_tex(c.value)}" for c in res.failing[:8]]
@@ -1201,7 +1306,8 @@ def _first_bad(an: _Analysis, p: int):
 
 
 def _certificate_for(an: _Analysis, p: int) -> Certificate:
-    claim = (f"the composition has order >= {p} for every symmetric base method of order {an.base_order}")
+    claim = (f"the composition has order >= {p} for every symmetric base method of order {an.base_order}"
+             + _precision_claim(an))
     title = rf"Order ${p}$ of a composition method"
     D = _derivation(an, p, title)
     bad = _first_bad(an, p)
@@ -1223,8 +1329,9 @@ def _certificate_for(an: _Analysis, p: int) -> Certificate:
                 stage = "randomized" if "randomized" in stages else "exact"
                 method += "; " + "; ".join(sorted({d.method for d in decisions}))
         if numeric:
-            worst = max((res.rel for res in an.results if res.weight <= p), default=0.0)
-            residual = {"largest relative residual": worst}
+            margins = [res.margin for res in an.results if res.weight <= p and res.margin is not None]
+            r, b = max(margins, key=lambda m: m[0] / m[1] if m[1] else math.inf)
+            residual = {"closest residual": r, "its bound": b, "precision": an.setup.precision.label}
         else:
             residual = {_label(w): sympy.S.Zero for n in range(1, p + 1)
                         for w in (((1,),) if n == 1 else _lyndon(_letters(an.base_order, p), n))}
@@ -1235,7 +1342,11 @@ def _certificate_for(an: _Analysis, p: int) -> Certificate:
     if bad.holds is False:
         counter = {f"c[{c.label}]": _short(c.value) for c in bad.failing}
         if numeric:
-            method = _numeric_phrase(an, bad.weight, False) + f"; the weight-{bad.weight} condition(s) {labels} fail"
+            r, b = bad.margin
+            method = (_numeric_phrase(an, bad.weight, False) + f"; the weight-{bad.weight} condition(s) {labels} "
+                      f"fail for every choice of the coefficients within that precision (residual {r:.1e}, "
+                      f"bound {b:.1e}): the order is {bad.weight - 1} up to the {an.setup.precision.label} "
+                      f"precision of the coefficients")
             stage = "numeric"
         elif bad.decision is not None:
             method, stage = (f"the weight-{bad.weight} condition(s) {labels} do not vanish: {bad.decision.method}",
@@ -1250,9 +1361,7 @@ def _certificate_for(an: _Analysis, p: int) -> Certificate:
         return Certificate(claim, False, method, stage, residual=residual, counterexample=counter,
                            derivation=D.concluding(rf"Hence the order is ${bad.weight - 1}$, not ${p}$."))
     method = f"the weight-{bad.weight} condition(s) {labels} could not be decided"
-    if numeric:
-        method = _numeric_phrase(an, bad.weight, False) + "; " + method + " (between the tolerance and 1000 times it)"
-    elif bad.decision is not None:
+    if bad.decision is not None:
         method += ": " + bad.decision.method
     return Certificate(claim, None, method, "unknown", residual=residual, derivation=D)
 
@@ -1276,6 +1385,8 @@ class CompositionOrder:
     exact : bool
         True when "order >= order + 1" was certified False (so ``order`` is the order for a
         generic base method); False when the analysis stopped at ``max_order`` or was undecided.
+        For inexact coefficients it is certified False only when it fails for *every* choice
+        of the coefficients within their precision (see ``precision``).
     certificate : Certificate
         The certificate of "order >= order" (for order 0: of "order >= 1", which fails).
     failure : Certificate or None
@@ -1283,6 +1394,12 @@ class CompositionOrder:
         (undecided) or absent (``None``) when ``max_order`` was reached.
     conditions : tuple of OrderCondition
         The failing (or undecided) conditions of the first weight that does not vanish.
+    precision : DataPrecision or None
+        None for exact coefficients.  For inexact ones (floats, mpmath numbers, sympy
+        Floats) the precision they were judged at, estimated from the data themselves (the
+        shortest decimals that reproduce them), not from their container: ``order`` then
+        holds *up to that precision* (``precision.label``, e.g. ``"1e-15"``), and the
+        certificates say so.
 
     ``int(result)`` is ``result.order``.
     """
@@ -1292,6 +1409,7 @@ class CompositionOrder:
     certificate: Certificate
     failure: Certificate | None
     conditions: tuple = ()
+    precision: Any = None
 
     def __int__(self):
         return self.order
@@ -1314,23 +1432,28 @@ def composition_order(gammas, base_order: int = 2, max_order: int = 10, *, tol=N
     max_order : int
         Look at weights up to ``max_order + 1`` at most.
     tol : float, optional
-        Inexact coefficients only: the relative size below which a condition counts as
-        satisfied (default ``10**(-0.85 * digits)`` for coefficients given to ``digits``
-        significant digits).
+        Inexact coefficients only: their relative precision, overriding the estimate from the
+        data (see Notes).
 
     Returns
     -------
     CompositionOrder
-        ``.order``, ``.exact``, the certificates of the two claims around the order and the
-        failing conditions.
+        ``.order``, ``.exact``, the certificates of the two claims around the order, the
+        failing conditions and, for inexact coefficients, the ``.precision`` they were judged at.
 
     Notes
     -----
-    Exact coefficients are decided in exact arithmetic.  For inexact coefficients the
-    conditions are evaluated with mpmath at about twice their precision and compared with
-    a tolerance relative to ``(sum |gamma_i|)**weight``; the certificates say "numerically at
-    N digits" (stage ``"numeric"``): rounded coefficients satisfy the conditions only up to
-    their rounding, so no exact claim is made about them.
+    Exact coefficients are decided in exact arithmetic.  Inexact coefficients are judged
+    against the information they carry, not their container: a coefficient is known to
+    the digits of the shortest decimal that reproduces it (an ``mpf`` at 60 digits made
+    from a 15-digit string knows 15 digits; so does a Python float printing as 15 digits),
+    and all coefficients are taken at the precision of the coarsest one that shows its
+    rounding (:func:`geomcheck.certify.precision.data_precision`).  Each condition is the
+    Lyndon coordinate of ``log Psi`` evaluated together with a rigorous majorant bound on how
+    far coefficients within that precision can move it; it fails only when it exceeds twice
+    that bound -- then it fails for every choice of the coefficients consistent with the
+    data -- and otherwise holds up to the precision.  The certificates (stage ``"numeric"``)
+    say "up to the 1e-15 precision of the coefficients".
 
     Examples
     --------
@@ -1339,18 +1462,31 @@ def composition_order(gammas, base_order: int = 2, max_order: int = 10, *, tol=N
     2
     >>> composition_order([1, 1]).order                                          # sum is 2
     0
+
+    Yoshida's sixth-order method with its published 15 digits, in a 60-digit container:
+
+    >>> import mpmath
+    >>> with mpmath.workdps(60):
+    ...     w1, w2, w3 = (mpmath.mpf(x) for x in ("-1.17767998417887", "0.235573213359357", "0.784513610477560"))
+    ...     w0 = 1 - 2 * (w1 + w2 + w3)
+    >>> r = composition_order([w3, w2, w1, w0, w1, w2, w3])
+    >>> r.order, r.exact, r.precision.label
+    (6, True, '1e-13')
+    >>> r.certificate.claim
+    'the composition has order >= 6 for every symmetric base method of order 2, up to the 1e-13 precision of the coefficients'
     """
     _check_base_order(base_order)
     _check_int(max_order, "max_order", 1)
     an = _analyze(gammas, base_order, max_order + 1, tol)
     first_bad = next((res for res in an.results if res.holds is not True), None)
+    precision = an.setup.precision
     if first_bad is None:
         order = max_order
-        return CompositionOrder(order, False, _certificate_for(an, order), None, ())
+        return CompositionOrder(order, False, _certificate_for(an, order), None, (), precision)
     order = first_bad.weight - 1
     cert = _certificate_for(an, max(order, 1)) if order >= 1 else _certificate_for(an, 1)
     fail = _certificate_for(an, order + 1)
-    return CompositionOrder(order, first_bad.holds is False, cert, fail, tuple(first_bad.failing))
+    return CompositionOrder(order, first_bad.holds is False, cert, fail, tuple(first_bad.failing), precision)
 
 
 def certify_composition_order(gammas, order: int, base_order: int = 2, *, tol=None) -> Certificate:
@@ -1365,7 +1501,7 @@ def certify_composition_order(gammas, order: int, base_order: int = 2, *, tol=No
     base_order : int
         The even order of the symmetric base method.
     tol : float, optional
-        Inexact coefficients only (see :func:`composition_order`).
+        Inexact coefficients only: their relative precision (see :func:`composition_order`).
 
     Returns
     -------
@@ -1440,7 +1576,9 @@ def is_symmetric_composition(gammas, *, tol=None) -> bool:
 
     A palindromic composition of a symmetric method is symmetric.  Exact coefficients are
     compared exactly, symbolic ones by the zero test (True only when proved), inexact ones
-    within the tolerance of :func:`composition_order`.
+    up to their precision (equal unless their difference exceeds what the precision of the
+    data explains, see :mod:`geomcheck.certify.precision`; ``tol`` overrides that precision
+    as in :func:`composition_order`).
 
     Examples
     --------
@@ -1456,8 +1594,7 @@ def is_symmetric_composition(gammas, *, tol=None) -> bool:
     if dom.kind in ("rational", "algebraic"):
         return all(dom.is_zero(dom.sub(a, b)) for a, b in pairs)
     if dom.kind == "numeric":
-        scale = max(dom.ctx.fsum(abs(x) for x in e), dom.ctx.one)
-        return all(abs(a - b) <= setup.tol * scale for a, b in pairs)
+        return all(not (a - b).refuted() for a, b in pairs)
     from ..zero import decide_all_zero
 
     if not pairs:
@@ -1647,7 +1784,7 @@ def _refined(start_strings: tuple, order: int, base_order: int, dps: int) -> tup
 
 def _numeric_conditions(ctx, gammas, order, base_order, symmetric):
     """Residuals of the independent order conditions (Lyndon coefficients of log Psi) at mpmath gammas."""
-    dom = _Numbers(ctx)
+    dom = _Floats(ctx)
     letters = _letters(base_order, order)
     out = [ctx.fsum(gammas) - 1]
     if order >= 2:

@@ -443,8 +443,9 @@ def _instance_check(P, R, why) -> _Verdict:
         cx = {str(k): v for k, v in point.items()}
         for name, lam in polys.items():
             cx[name] = str(lam)
-        return _Verdict(False, f"{why}; the exact value at the point in .counterexample"
-                        + (" with V replaced by the polynomial given there" if polys else "")
+        where = ", ".join(f"{k} = {v}" for k, v in point.items())
+        return _Verdict(False, f"{why}; the exact value at {where}"
+                        + (" with V replaced by the polynomial in .counterexample" if polys else "")
                         + f" is {value} != 0", "counterexample", R, cx)
     return _Verdict(None, f"undecided: {why}, while a random exact instance satisfies the identity", "unknown", R)
 

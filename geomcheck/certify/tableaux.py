@@ -13,8 +13,23 @@ derivation lists every condition checked, so ``cert.latex()`` typesets the proof
   assumptions B(p), C(q), D(r); :func:`stage_order` -- the largest q with B(q) and C(q);
 * :func:`is_symmetric` -- the method equals its adjoint up to a renumbering of stages;
 * :func:`is_symplectic` -- ``b_i a_ij + b_j a_ji - b_i b_j = 0`` (PRK: see the function);
+* :func:`reduce_tableau` -- the equivalent irreducible method (coinciding stages merged,
+  unneeded ones removed);
 * :func:`is_explicit`, :func:`is_diagonally_implicit` -- the structure of A;
 * :func:`stability_function` -- ``R(z) = det(I - zA + z e b^T) / det(I - zA)``, exactly.
+
+Properties of the method, decided on the reduced method
+-------------------------------------------------------
+Symplecticity and symmetry conditions are sufficient for every tableau but necessary
+only for *irreducible* ones: ``A = [[1/4, 1/4], [1/4, 1/4]], b = [1/4, 3/4]`` is the
+implicit midpoint rule (both stages solve the same equation), symplectic and symmetric,
+although its own ``M`` does not vanish.  :func:`is_symplectic`, :func:`is_symmetric` and
+:func:`order` therefore work on :func:`reduce_tableau` and say so in the certificate
+("decided on the reduced method: stages 1 and 2 coincide ..."); a failure on a tableau
+whose reduction could not be decided is reported as undecided, never as False.  The
+tree conditions hold or fail alike on both.  :func:`condition_B`, :func:`condition_C`,
+:func:`condition_D`, :func:`stage_order`, :func:`is_explicit` and
+:func:`is_diagonally_implicit` are statements about the tableau as written.
 
 How zero is decided (exactly)
 -----------------------------
@@ -22,13 +37,19 @@ Every condition is a polynomial in the entries.  The entries are read into one e
 arithmetic before anything is computed:
 
 * rational entries: exact rational arithmetic (stage ``"exact"``);
-* algebraic entries (radicals, ``I``, ``CRootOf``, ``AlgebraicNumber``): the number field
-  ``Q(theta)`` they generate, ``theta`` a primitive element with monic integral minimal
-  polynomial ``g``; an element is a vector of ``deg g`` rationals, and it is zero iff the
-  vector is (``g`` is irreducible).  Stage ``"exact"``, and the method names the field;
-* floating-point entries (only with ``exact=False``, see below): mpmath arithmetic at the
-  entries' precision plus 64 guard bits, "zero" meaning below ``2**-(prec - 24)``;
-  stage ``"numeric"`` -- evidence, not proof, and the method says so;
+* algebraic entries (radicals, ``I``, ``CRootOf``, ``AlgebraicNumber``, and ``cos``,
+  ``sin``, ``tan`` of rational multiples of ``pi`` such as the ``cos(pi/18)`` of the
+  3-stage SDIRK of order 4): the number field ``Q(theta)`` they generate, ``theta`` a
+  primitive element with monic integral minimal polynomial ``g``; an element is a vector
+  of ``deg g`` rationals, and it is zero iff the vector is (``g`` is irreducible).  Stage
+  ``"exact"``, and the method names the field;
+* floating-point entries (only with ``exact=False``, see below): judged against the
+  precision the entries themselves carry (the shortest decimals that reproduce them, see
+  :mod:`geomcheck.certify.precision`), not their container; each residual is computed in
+  mpmath with a rigorous bound on how far entries within that precision can move it and
+  is nonzero only above twice that bound.  Stage ``"numeric"``; the claims say "up to the
+  1e-15 precision of the entries" -- evidence about the given numbers, not a proof for
+  exact coefficients;
 * other constants (``pi``, ``cos(1)`` ...): sympy arithmetic and
   :func:`geomcheck.zero.decide_all_zero`, whose stage and method are reported.
 
@@ -58,6 +79,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import numbers
@@ -77,8 +99,9 @@ from ..errors import (
     TableauFloatError,
     TableauShapeError,
 )
-from ..latex import Derivation
+from ..latex import Derivation, Step, expression_size
 from .certificate import Certificate, _tex_text
+from .precision import REFUTATION_FACTOR, Bounded, data_precision
 from .trees import MAX_ORDER, ElementaryWeights, trees_of_order
 
 __all__ = [
@@ -97,6 +120,8 @@ __all__ = [
     "is_explicit",
     "is_diagonally_implicit",
     "stability_function",
+    "reduce_tableau",
+    "Reduction",
     "clear_caches",
 ]
 
@@ -609,6 +634,82 @@ class _NumericDomain:
                                  f"(largest {self.ctx.nstr(worst, 3)})"), None
 
 
+class _InexactDomain:
+    """Floating-point entries judged against their own precision (item 10 of the soundness issue).
+
+    Elements are :class:`~geomcheck.certify.precision.Bounded` numbers: a value and a
+    rigorous bound on how far entries within their precision can move it.  The precision
+    comes from the data (the shortest decimals that reproduce the entries), not from the
+    container, so a 60-digit Float made from a 15-digit published value counts as 15 digits.
+    A residual is nonzero only when it exceeds twice its bound.
+    """
+
+    kind = "numeric"
+
+    def __init__(self, entries):
+        self.precision = data_precision(entries)
+        self.prec = max([53] + [f._prec for e in entries for f in e.atoms(sympy.Float)])
+        self.ctx = mpmath.MPContext()
+        self.ctx.prec = self.prec + 64
+        self.one = Bounded.exact(self.ctx, 1)
+        self.zero = Bounded.exact(self.ctx, 0)
+        # keyed by type too: a Float must never be read as an equal exact number, or vice versa
+        self._values = {(type(e), e): v for e, v in zip(entries, self.precision.bounded(self.ctx))}
+
+    def convert(self, e):
+        got = self._values.get((type(e), e))
+        if got is None:
+            if e.has(sympy.Float):  # pragma: no cover - every entry is in the data
+                raise AssertionError(f"inexact value {e} is not one of the tableau's entries")
+            got = Bounded.exact(self.ctx, _exact_number(self.ctx, e))
+        return got
+
+    def const(self, p, q=1):
+        return Bounded.exact(self.ctx, Fraction(p, q))
+
+    def to_sympy(self, x):
+        return sympy.Float._new(self.ctx.mpf(x.v)._mpf_, self.prec)
+
+    @staticmethod
+    def is_zero(x):
+        return not x.refuted()
+
+    def short(self, x):
+        return self.ctx.nstr(x.v, 5)
+
+    def describe(self):
+        return (f"numeric: inexact entries judged against their own precision ({self.precision.describe()}); "
+                f"each residual is computed with {self.prec + 64}-bit mpmath arithmetic together with a "
+                f"rigorous bound on how far entries within that precision can move it, and counts as nonzero "
+                f"only above {REFUTATION_FACTOR} times that bound (evidence about the given numbers up to "
+                f"their {self.precision.label} precision, not a proof for exact coefficients)")
+
+    def tex(self, x):
+        return _float_tex(x.v)
+
+    def decide(self, items, label=str):
+        closest = None
+        for key, r in items:
+            if r.refuted():
+                return False, "numeric", (f"{self.describe()}: the residual of {label(key)} is "
+                                          f"{self.ctx.nstr(r.v, 5)}, above {REFUTATION_FACTOR} times its bound "
+                                          f"{self.ctx.nstr(r.bound(), 3)}"), key
+            if closest is None or abs(r.v) * closest.bound() > abs(closest.v) * r.bound():
+                closest = r
+        tail = "" if closest is None else (f" (closest: {self.ctx.nstr(abs(closest.v), 3)} against a bound "
+                                           f"of {self.ctx.nstr(closest.bound(), 3)})")
+        return True, "numeric", (f"{self.describe()}: all {len(items)} residuals vanish up to that precision"
+                                 + tail), None
+
+
+def _exact_number(ctx, e):
+    """An exact sympy number at the working precision of ``ctx`` (real, validated entries)."""
+    if e.is_Rational:
+        return Fraction(int(e.p), int(e.q))
+    v = sympy.N(e, int(ctx.dps) + 10)
+    return ctx.make_mpf(sympy.Float(v, int(ctx.dps) + 10)._mpf_)
+
+
 class _SymbolicDomain:
     kind = "symbolic"
     one = sympy.S.One
@@ -667,11 +768,57 @@ def clear_caches() -> None:
     clear_trees()
 
 
+#: trigonometric functions whose values at rational multiples of pi are algebraic numbers that
+#: sympy's minimal_polynomial (hence primitive_element) handles
+_TRIG = (sympy.cos, sympy.sin, sympy.tan)
+
+
+def _trig_multiple(e):
+    """``r`` when ``e`` is cos, sin or tan of ``r pi`` with ``r`` rational, else None."""
+    if isinstance(e, _TRIG) and len(e.args) == 1:
+        r = e.args[0] / sympy.pi
+        if r.is_Rational:
+            return r
+    return None
+
+
+def _trig_degree_bound(e):
+    """An upper bound for the degree of cos/sin/tan(r pi) over the rationals.
+
+    ``cos(2 pi k / n)`` with ``gcd(k, n) = 1`` has degree ``phi(n)/2`` (``n >= 3``); sin is
+    cos at ``1/2 - r``; tan lies in ``Q(zeta_n, i)``, of degree at most ``phi(lcm(n, 4))``.
+    """
+    r = _trig_multiple(e)
+    if isinstance(e, sympy.sin):
+        r = sympy.Rational(1, 2) - r
+    n = int((r / 2).q)                      # cos(r pi) = cos(2 pi (r/2)): the order of the root of unity
+    if isinstance(e, sympy.tan):
+        return int(sympy.totient(math.lcm(int((r / 2).q), 4)))
+    return max(1, int(sympy.totient(n)) // 2) if n >= 3 else 1
+
+
+def _gen_degree_bound(g):
+    """An upper bound for the degree of one generator over the rationals."""
+    if g is sympy.S.ImaginaryUnit:
+        return 2
+    if isinstance(g, sympy.CRootOf):
+        return g.poly.degree()
+    if isinstance(g, sympy.Pow):
+        return _radical_degree_bound(g)
+    if _trig_multiple(g) is not None:
+        return _trig_degree_bound(g)
+    return 8
+
+
 def _gens_of(e, out: set):
     """Collect the algebraic generators of a numeric sympy expression (or raise)."""
     if e.is_Rational:
         return
     if e is sympy.S.ImaginaryUnit or isinstance(e, (sympy.CRootOf, sympy.AlgebraicNumber)):
+        out.add(e)
+        return
+    if _trig_multiple(e) is not None:
+        # cos(pi/18) in the 3-stage SDIRK of order 4: algebraic, a generator like a radical
         out.add(e)
         return
     if e.is_Add or e.is_Mul:
@@ -689,15 +836,13 @@ def _gens_of(e, out: set):
 
 
 def _gen_key(g):
-    return (sympy.count_ops(g), sympy.default_sort_key(g))
+    return (expression_size(g, 200), sympy.default_sort_key(g))
 
 
 def _domain_for(entries):
     """The arithmetic for a list of validated sympy entries (see the module docstring)."""
-    floats = [e for e in entries if e.has(sympy.Float)]
-    if floats:
-        prec = max([53] + [f._prec for e in floats for f in e.atoms(sympy.Float)])
-        return _NumericDomain(prec)
+    if any(e.has(sympy.Float) for e in entries):
+        return _InexactDomain(entries)
     gens: set = set()
     try:
         for e in entries:
@@ -709,14 +854,7 @@ def _domain_for(entries):
     if K is None:
         bound = 1
         for g in key:
-            if g is sympy.S.ImaginaryUnit:
-                bound *= 2
-            elif isinstance(g, sympy.CRootOf):
-                bound *= g.poly.degree()
-            elif isinstance(g, sympy.Pow):
-                bound *= _radical_degree_bound(g)
-            else:
-                bound *= 8
+            bound *= _gen_degree_bound(g)
         if bound > MAX_FIELD_DEGREE:
             return _SymbolicDomain()
         K = _NumberField(key)
@@ -741,7 +879,7 @@ def _radical_degree_bound(g):
     _gens_of(g.base, inner)
     b = q
     for x in inner:
-        b *= _radical_degree_bound(x) if isinstance(x, sympy.Pow) else 2
+        b *= _gen_degree_bound(x)
     return b
 
 
@@ -968,6 +1106,25 @@ class ButcherTableau:
         d["exact"] = not any(e.has(sympy.Float) for e in entries)
         d["_arith"] = ar
 
+    @classmethod
+    def _from_arith(cls, ar, *, name, provenance, exact):
+        """A tableau whose entries are already in an arithmetic (a reduced method keeps the
+        original's, so inexact entries keep their precision)."""
+        self = cls.__new__(cls)
+        to = ar.dom.to_sympy
+        d = self.__dict__
+        d["A"] = tuple(tuple(to(x) for x in row) for row in ar.A)
+        d["b"] = tuple(to(x) for x in ar.b)
+        d["c"] = tuple(to(x) for x in ar.c)
+        d["s"] = len(ar.b)
+        d["name"], d["provenance"], d["exact"] = str(name), str(provenance), bool(exact)
+        d["_arith"] = ar
+        return self
+
+    @functools.cached_property
+    def _reduction(self):
+        return _make_reduction(self)
+
     def __setattr__(self, key, value):
         raise AttributeError(f"ButcherTableau is immutable (cannot set {key!r})")
 
@@ -1090,6 +1247,22 @@ class PartitionedTableau:
         d["name"], d["provenance"] = str(name), str(provenance)
         d["exact"] = q.exact and p.exact
         d["_arith"] = (_in_domain(dom, q.A, q.b, q.c), _in_domain(dom, p.A, p.b, p.c))
+
+    @classmethod
+    def _from_ariths(cls, ars, *, name, provenance, exact):
+        """A pair whose two parts are already in one arithmetic (see ButcherTableau._from_arith)."""
+        self = cls.__new__(cls)
+        q = ButcherTableau._from_arith(ars[0], name=f"{name} (q part)", provenance=provenance, exact=exact)
+        p = ButcherTableau._from_arith(ars[1], name=f"{name} (p part)", provenance=provenance, exact=exact)
+        d = self.__dict__
+        d["q"], d["p"], d["s"] = q, p, q.s
+        d["name"], d["provenance"], d["exact"] = str(name), str(provenance), bool(exact)
+        d["_arith"] = (ars[0], ars[1])
+        return self
+
+    @functools.cached_property
+    def _reduction(self):
+        return _make_reduction(self)
 
     def __setattr__(self, key, value):
         raise AttributeError(f"PartitionedTableau is immutable (cannot set {key!r})")
@@ -1242,6 +1415,269 @@ def _theorem_text(colours):
             r"from $(\hat A, \hat b)$ (the $p$ part).")
 
 
+# ------------------------------------------------------------------ reduction
+
+
+class _Undecided:
+    """Zero tests for a reduction: records whether one could not be decided (symbolic
+    entries) and remembers each entry's answer (the same entries are asked repeatedly)."""
+
+    __slots__ = ("flag", "memo")
+
+    def __init__(self):
+        self.flag = False
+        self.memo = {}
+
+    def zero(self, dom, x):
+        got = self.memo.get(id(x))
+        if got is not None and got[0] is x:
+            z = got[1]
+        else:
+            z = dom.is_zero(x)
+            self.memo[id(x)] = (x, z)   # x kept alive, so its id is not reused
+        if z is None:
+            self.flag = True
+        return z is True
+
+
+def _sum(dom, xs):
+    acc = dom.zero
+    for x in xs:
+        acc = acc + x
+    return acc
+
+
+def _reduce_sorts(dom, sizes, mats, weights):
+    """Reduce a method given as stage *sorts* (Dahlquist-Jeltsch, then Hundsdorfer-Spijker).
+
+    ``sizes[k]``: the number of stages of sort k.  ``mats``: ``(row_sort, col_sort, M)``,
+    ``M[x][y]`` the coefficient with which stage ``x`` uses stage ``y``.  ``weights``:
+    ``(sort, w)``, the output's coefficients.  (A Runge-Kutta method has one sort, one
+    matrix and one weight vector; a partitioned pair on a general Hamiltonian one sort and
+    two of each; on a separable one two sorts, the Q and the P stages.)
+
+    Repeats, until nothing changes: drop the stages the output does not need (zero weight,
+    used by no needed stage), then merge the stages that coincide for every problem -- the
+    coarsest partition whose classes have equal row sums over every class (partition
+    refinement from one class per sort).  Returns ``(groups, removed, mats, weights, undecided)``:
+    ``groups[k]`` the original stages (tuples) behind each remaining stage of sort k,
+    ``removed[k]`` the original stages dropped.
+    """
+    und = _Undecided()
+    groups = [[(i,) for i in range(n)] for n in sizes]
+    removed = [[] for _ in sizes]
+    while True:
+        # Dahlquist-Jeltsch: the needed stages, from the weights back through the matrices
+        needed = [set() for _ in sizes]
+        for k, w in weights:
+            needed[k].update(i for i, x in enumerate(w) if not und.zero(dom, x))
+        grew = True
+        while grew:
+            grew = False
+            for rk, ck, M in mats:
+                for x in list(needed[rk]):
+                    for y, a in enumerate(M[x]):
+                        if y not in needed[ck] and not und.zero(dom, a):
+                            needed[ck].add(y)
+                            grew = True
+        keep = [sorted(nd) for nd in needed]
+        dropped = any(len(kp) < len(g) for kp, g in zip(keep, groups))
+        if dropped:
+            for k, kp in enumerate(keep):
+                gone = set(range(len(groups[k]))) - set(kp)
+                removed[k].extend(i for j in gone for i in groups[k][j])
+            mats = [(rk, ck, [[M[x][y] for y in keep[ck]] for x in keep[rk]]) for rk, ck, M in mats]
+            weights = [(k, [w[i] for i in keep[k]]) for k, w in weights]
+            groups = [[g[i] for i in kp] for g, kp in zip(groups, keep)]
+        # Hundsdorfer-Spijker: the coarsest partitions with equal sums over classes
+        parts = [[list(range(len(g)))] if g else [] for g in groups]
+        split = True
+        while split:
+            split = False
+            for k in range(len(sizes)):
+                rows = [(ck, M) for rk, ck, M in mats if rk == k]
+                new = []
+                for cls in parts[k]:
+                    found = []       # (signature of the representative, members)
+                    for x in cls:
+                        sig = [_sum(dom, (M[x][y] for y in L)) for ck, M in rows for L in parts[ck]]
+                        for rep_sig, members in found:
+                            if all(und.zero(dom, a - b) for a, b in zip(sig, rep_sig)):
+                                members.append(x)
+                                break
+                        else:
+                            found.append((sig, [x]))
+                    new.extend(members for _sig, members in found)
+                if len(new) != len(parts[k]):
+                    split = True
+                parts[k] = new
+        merged = any(len(c) > 1 for pk in parts for c in pk)
+        if merged:
+            for k in range(len(sizes)):
+                parts[k].sort(key=min)
+            mats = [(rk, ck, [[_sum(dom, (M[cls[0]][y] for y in L)) for L in parts[ck]] for cls in parts[rk]])
+                    for rk, ck, M in mats]
+            weights = [(k, [_sum(dom, (w[i] for i in cls)) for cls in parts[k]]) for k, w in weights]
+            groups = [[tuple(sorted(i for j in cls for i in g[j])) for cls in pk] for g, pk in zip(groups, parts)]
+        if not dropped and not merged:
+            return groups, [tuple(sorted(r)) for r in removed], mats, weights, und.flag
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """How a tableau (or pair) reduces to an equivalent irreducible method.
+
+    Two stages whose values coincide for every autonomous problem are merged, their
+    weights added (Hundsdorfer-Spijker S-/H-reducibility: the rows of A agree after
+    summing over classes of coinciding stages; for a pair, in both parts); stages the
+    output does not need are removed (Dahlquist-Jeltsch: zero weight, used by no needed
+    stage).  The reduced method defines the same step map on autonomous problems (the
+    nodes ``c`` play no role, as in the tree conditions), so every property of the method
+    for such problems can be decided on it; the classical algebraic conditions
+    (symplecticity, symmetry up to a permutation of the stages) are necessary only for
+    irreducible methods.
+
+    Attributes
+    ----------
+    original : ButcherTableau or PartitionedTableau
+    tableau : ButcherTableau or PartitionedTableau
+        The reduced method (``original`` itself when nothing reduces); its nodes are the
+        row sums of its A.
+    classes : tuple of tuple of int
+        For each stage of ``tableau``, the stages of ``original`` (0-based) merged into it.
+    removed : tuple of int
+        The stages of ``original`` that the output does not need (0-based, sorted).
+    decided : bool
+        False when some comparison of entries could not be decided (entries that are not
+        recognizably algebraic): the method might reduce further.
+    numeric : bool
+        Entries are inexact: "coincide" and "zero" mean up to their precision.
+    """
+
+    original: Any
+    tableau: Any
+    classes: tuple
+    removed: tuple
+    decided: bool
+    numeric: bool
+
+    @property
+    def reduced(self) -> bool:
+        """True when some stage was merged or removed."""
+        return bool(self.removed) or any(len(c) > 1 for c in self.classes)
+
+    def describe(self) -> str:
+        """What was merged and removed, in words (stages numbered from 1)."""
+        how = " up to the precision of the entries" if self.numeric else ""
+        if not self.reduced:
+            out = (f"the method is irreducible{how}: no two stages coincide for every autonomous problem and "
+                   f"the output needs every stage")
+            return out + ("" if self.decided else " (as far as the entries could be compared)")
+        parts = []
+        for cls in self.classes:
+            if len(cls) > 1:
+                names = _stage_list(cls)
+                parts.append(f"stages {names} coincide for every autonomous problem{how} (equal row sums of A "
+                             f"over the classes of coinciding stages) and are merged, their weights added")
+        if self.removed:
+            one = len(self.removed) == 1
+            parts.append(f"stage{'' if one else 's'} {_stage_list(self.removed)} {'is' if one else 'are'} not "
+                         f"needed by the output (zero weight{how}, used by no needed stage) and "
+                         f"{'is' if one else 'are'} removed")
+        n = len(self.classes)
+        out = "; ".join(parts) + f"; the reduced method has {n} stage{'s' if n != 1 else ''}"
+        if n == 0:
+            out += " (its step is the identity map)"
+        return out + ("" if self.decided else " (some entries could not be compared: it may reduce further)")
+
+
+def _stage_list(idx):
+    names = [str(i + 1) for i in idx]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def reduce_tableau(T) -> Reduction:
+    """The irreducible method equivalent to a tableau or pair (see :class:`Reduction`).
+
+    Decided in the tableau's arithmetic: exactly for rational and algebraic entries, up to
+    the entries' precision for inexact ones, by :func:`geomcheck.zero.decide_zero` for other
+    constants (``decided`` is False when that could not decide).
+
+    Examples
+    --------
+    >>> from sympy import Rational as R
+    >>> red = reduce_tableau(ButcherTableau([[R(1, 4), R(1, 4)], [R(1, 4), R(1, 4)]], [R(1, 4), R(3, 4)]))
+    >>> red.tableau.A, red.tableau.b, red.classes                # the implicit midpoint rule
+    (((1/2,),), (1,), ((0, 1),))
+    >>> red.describe()
+    'stages 1 and 2 coincide for every autonomous problem (equal row sums of A over the classes of coinciding stages) and are merged, their weights added; the reduced method has 1 stage'
+    >>> reduce_tableau(ButcherTableau([[0, 0], [1, 0]], [1, 0])).removed       # explicit Euler, padded
+    (1,)
+    """
+    if not isinstance(T, (ButcherTableau, PartitionedTableau)):
+        raise InvalidArgumentError(f"reduce_tableau needs a ButcherTableau or PartitionedTableau, not "
+                                   f"{type(T).__name__}")
+    return T._reduction
+
+
+def _make_reduction(T):
+    ars, colours = _parts(T, "reduce_tableau")
+    dom = ars[0].dom
+    s = ars[0].s
+    mats = [(0, 0, ar.A) for ar in ars]
+    weights = [(0, ar.b) for ar in ars]
+    groups, removed, mats, weights, undecided = _reduce_sorts(dom, [s], mats, weights)
+    classes = tuple(groups[0])
+    red = Reduction(T, T, classes, removed[0], not undecided, dom.kind == "numeric")
+    if not red.reduced:
+        return red
+    new_ars = [_arith_of(dom, M, w) for (_r, _c, M), (_k, w) in zip(mats, weights)]
+    prov = f"reduced from {T.label}: {red.describe()}"
+    if colours == 1:
+        R = ButcherTableau._from_arith(new_ars[0], name=T.label, provenance=prov, exact=T.exact)
+    else:
+        R = PartitionedTableau._from_ariths(new_ars, name=T.label, provenance=prov, exact=T.exact)
+    return Reduction(T, R, classes, removed[0], not undecided, dom.kind == "numeric")
+
+
+def _arith_of(dom, A, b):
+    return _Arith(dom, [list(row) for row in A], list(b), [_sum(dom, row) for row in A],
+                  [_sum(dom, row) for row in A])
+
+
+def _on_reduced(T, red, inner, title):
+    """A certificate about ``T`` from one about its reduced method ``red.tableau``."""
+    d, _ = _intro(T, title)
+    d = d.add("Reduction: " + _tex_text(red.describe()) + ". The reduced method defines the same step map, "
+              "so the claim is decided on it (stage indices below refer to it):",
+              _array_tex(red.tableau.A, red.tableau.b, red.tableau.c) if isinstance(red.tableau, ButcherTableau)
+              else _pair_tex(red.tableau))
+    for step in inner.derivation.steps[3:]:   # after its intro: tableau, provenance, arithmetic
+        d = d.add(step.text, step.math)
+    d = d.concluding(inner.derivation.conclusion)
+    return dataclasses.replace(inner, method=f"decided on the reduced method ({red.describe()}): {inner.method}",
+                               derivation=d)
+
+
+def _irreducible_note(red, cert):
+    """Say, on a certificate about an unreduced tableau, that it is irreducible (or could not be reduced)."""
+    d = cert.derivation
+    steps = list(d.steps)
+    steps.insert(min(2, len(steps)), Step("Reduction: " + _tex_text(red.describe()) + "."))
+    d = Derivation(d.title, tuple(steps), d.conclusion)
+    if cert.holds is False and not red.decided:
+        return dataclasses.replace(
+            cert, holds=None, stage="unknown", counterexample=None,
+            method=(f"the condition fails on the tableau as given, but that is conclusive only for an irreducible "
+                    f"method and some entries could not be compared to reduce it ({cert.method})"),
+            derivation=d.concluding("Undecided: the condition is necessary only for irreducible methods, and "
+                                    "irreducibility could not be decided."))
+    if cert.holds is False:
+        return dataclasses.replace(cert, derivation=d, method=f"{cert.method}; the method is irreducible, so the "
+                                                              f"condition is also necessary")
+    return dataclasses.replace(cert, derivation=d)
+
+
 def order_conditions(T, p: int) -> Certificate:
     """Certificate of the tree order conditions ``Phi(t) = 1/gamma(t)`` for all ``|t| <= p``.
 
@@ -1277,8 +1713,8 @@ def order_conditions(T, p: int) -> Certificate:
     elif holds:
         d = d.concluding(f"All {len(trees)} conditions hold, so the order is at least {p}.")
     return Certificate(
-        claim=f"{T.label} satisfies the order conditions of all {len(trees)} {kind} with at most {p} "
-              f"vertices (order >= {p})",
+        claim=_up_to(dom, f"{T.label} satisfies the order conditions of all {len(trees)} {kind} with at most {p} "
+                          f"vertices (order >= {p})"),
         holds=holds, method=method, stage=stage, residual=residual, counterexample=cx, derivation=d)
 
 
@@ -1300,6 +1736,12 @@ def order(T, max_order: int | None = None) -> OrderCertificate:
         order ``order + 1`` whose condition fails (None when none was found);
         ``holds`` None only when a condition could not be decided.
 
+    Notes
+    -----
+    The tree conditions are necessary and sufficient for every method, reducible or not,
+    and they take the same values on the reduced method (:func:`reduce_tableau`), on which
+    they are computed when the reduction is exact.
+
     Examples
     --------
     >>> from sympy import Rational as R
@@ -1311,6 +1753,18 @@ def order(T, max_order: int | None = None) -> OrderCertificate:
     >>> c.claim
     'the order of RK4 is 4'
     """
+    ars, colours = _parts(T, "order")
+    if max_order is None:
+        max_order = 10 if colours == 1 else 6
+    _check_int("max_order", max_order, 1, MAX_ORDER[colours])
+    if ars[0].dom.kind == "exact":   # elsewhere the reduction costs zero tests and changes nothing
+        red = reduce_tableau(T)
+        if red.reduced:
+            return _on_reduced(T, red, _order_core(red.tableau, max_order), f"Order of {T.label}")
+    return _order_core(T, max_order)
+
+
+def _order_core(T, max_order):
     ars, colours = _parts(T, "order")
     if max_order is None:
         max_order = 10 if colours == 1 else 6
@@ -1340,7 +1794,7 @@ def order(T, max_order: int | None = None) -> OrderCertificate:
                 f"fails, with residual ${dom.tex(dict(items)[key])}$: the order is exactly {p}.")
             how = dom.describe() if dom.kind != "symbolic" else method
             return OrderCertificate(
-                claim=f"the order of {T.label} is {p}", holds=True,
+                claim=_up_to(dom, f"the order of {T.label} is {p}"), holds=True,
                 method=f"{how}: every condition up to order {p} holds; the condition of the tree "
                        f"{key.ascii()} (order {n}) has the nonzero residual {dom.short(dict(items)[key])}",
                 stage=_weakest(stages), residual=residuals[key], derivation=d, order=p, failing_tree=key,
@@ -1354,7 +1808,7 @@ def order(T, max_order: int | None = None) -> OrderCertificate:
                      f"(higher orders were not examined).")
     how = methods[-1] if dom.kind == "symbolic" else dom.describe()
     return OrderCertificate(
-        claim=f"the order of {T.label} is at least {max_order}", holds=True,
+        claim=_up_to(dom, f"the order of {T.label} is at least {max_order}"), holds=True,
         method=f"{how}: all {len(residuals)} conditions up to order {max_order} hold", stage=_weakest(stages),
         residual=None, derivation=d, order=max_order, failing_tree=None, residuals=residuals)
 
@@ -1393,8 +1847,16 @@ class _Label:
         return r"\text{" + _tex_text(self.text) + "}"
 
 
+def _up_to(dom, claim):
+    """The claim, qualified for inexact entries (their decisions hold up to the data's precision)."""
+    if isinstance(dom, _InexactDomain) and dom.precision.relative:
+        return f"{claim}, up to the {dom.precision.label} precision of the entries"
+    return claim
+
+
 def _decide_items(dom, items, claim, d, residual, success, failure, label=str):
     """A Certificate from ``items`` [(key, value that must vanish)] in arithmetic ``dom``."""
+    claim = _up_to(dom, claim)
     holds, stage, method, key = dom.decide(items, label)
     cx = None
     if holds is False:
@@ -1544,7 +2006,7 @@ def stage_order(T) -> OrderCertificate:
 
 
 def is_symplectic(T, *, separable: bool = False) -> Certificate:
-    """The symplecticity condition of a tableau or pair.
+    """Whether the method is symplectic, decided on the reduced method.
 
     Runge-Kutta (Lasagni, Sanz-Serna, Suris 1988):
     ``M_ij = b_i a_ij + b_j a_ji - b_i b_j = 0`` for all i, j.  It implies that the method
@@ -1552,9 +2014,23 @@ def is_symplectic(T, *, separable: bool = False) -> Certificate:
 
     Partitioned pair, ``(A1, b1)`` on q and ``(A2, b2)`` on p (see
     :class:`PartitionedTableau`; Hairer-Lubich-Wanner, Thm VI.4.6):
-    ``b1_i A2_ij + b2_j A1_ji - b1_i b2_j = 0`` for all i, j, and ``b1 = b2``.  With
-    ``separable=True`` (only ``H = T(p) + U(q)`` is claimed) the first condition alone.
-    Both conditions are symmetric in the two parts when ``b1 = b2``.
+    ``b1_i A2_ij + b2_j A1_ji - b1_i b2_j = 0`` for all i, j, and ``b1 = b2``; for
+    irreducible pairs also necessary.  Both conditions are symmetric in the two parts when
+    ``b1 = b2``.
+
+    The conditions are therefore checked on the irreducible method of
+    :func:`reduce_tableau` (merged coinciding stages, removed unneeded ones): a tableau such
+    as ``A = [[1/4, 1/4], [1/4, 1/4]], b = [1/4, 3/4]``, which is the implicit midpoint rule,
+    is symplectic although its own ``M`` is not zero.  If the reduction cannot be decided
+    (entries that are not recognizably algebraic), a failing condition gives None.
+
+    With ``separable=True`` (only ``H = T(p) + U(q)`` is claimed) the q and p stages are
+    reduced separately (on such problems a Q stage and a P stage can coincide on their
+    own) and the first condition, between P stages and Q stages, is checked; it is
+    sufficient, and only "almost" necessary (Abia and Sanz-Serna, Math. Comp. 60 (1993)),
+    so a failure is reported as False only with a counterexample: the step on
+    ``H = p^2/2 + q^2/2`` at a rational step size, whose Jacobian determinant is not 1.
+    Otherwise the answer is None.
 
     >>> from sympy import Rational as R
     >>> is_symplectic(ButcherTableau([[R(1, 2)]], [1])).holds           # implicit midpoint
@@ -1562,7 +2038,20 @@ def is_symplectic(T, *, separable: bool = False) -> Certificate:
     >>> c = is_symplectic(ButcherTableau([[0, 0], [R(1, 2), R(1, 2)]], [R(1, 2), R(1, 2)]))
     >>> c.holds, c.counterexample
     (False, {'entry': 'M[0][0]', 'residual': -1/4})
+    >>> c = is_symplectic(ButcherTableau([[R(1, 4), R(1, 4)], [R(1, 4), R(1, 4)]], [R(1, 4), R(3, 4)]))
+    >>> c.holds, c.method.startswith("decided on the reduced method (stages 1 and 2 coincide")
+    (True, True)
     """
+    _ars, colours = _parts(T, "is_symplectic")
+    if colours == 2 and separable:
+        return _is_symplectic_separable(T)
+    red = reduce_tableau(T)
+    if red.reduced:
+        return _on_reduced(T, red, _is_symplectic_core(red.tableau, False), f"Symplecticity of {T.label}")
+    return _irreducible_note(red, _is_symplectic_core(T, False))
+
+
+def _is_symplectic_core(T, separable):
     ars, colours = _parts(T, "is_symplectic")
     dom = ars[0].dom
     s = ars[0].s
@@ -1608,6 +2097,114 @@ def is_symplectic(T, *, separable: bool = False) -> Certificate:
                          + ": the symplecticity condition fails.", label)
 
 
+def _is_symplectic_separable(T):
+    """``is_symplectic(pair, separable=True)``: Q and P stages reduced separately (see there)."""
+    aq, ap = T._arith
+    dom = aq.dom
+    s = T.s
+    # sort 0: the Q stages, which use the P stages through A1; sort 1: the P stages (A2)
+    # (an undecided comparison only leaves the pair less reduced: True stays sufficient, and
+    # False needs a counterexample below)
+    groups, removed, mats, weights, _undecided = _reduce_sorts(
+        dom, [s, s], [(0, 1, aq.A), (1, 0, ap.A)], [(1, aq.b), (0, ap.b)])
+    trivial = not any(removed) and all(len(g) == 1 for gs in groups for g in gs) \
+        and len(groups[0]) == s and len(groups[1]) == s
+    claim = f"{T.label} is symplectic for separable Hamiltonians H = T(p) + U(q)"
+    if trivial:
+        how = "the pair is irreducible for separable problems"
+        cert = _is_symplectic_core(T, True)
+        cert = dataclasses.replace(cert, method=f"{how}: {cert.method}")
+    else:
+        alpha, beta = mats[0][2], mats[1][2]
+        B1, B2 = weights[0][1], weights[1][1]
+        items = [((J, I), B1[J] * beta[J][I] + B2[I] * alpha[I][J] - B1[J] * B2[I])
+                 for J in range(len(groups[1])) for I in range(len(groups[0]))]
+        how = "reduced for separable problems: " + _separable_description(groups, removed, dom.kind == "numeric")
+        d, _ = _intro(T, f"Symplecticity of {T.label} for separable Hamiltonians")
+        d = d.add("On $H = T(p) + U(q)$ the stages $Q_i$ use only the $P_j$ (through $A$) and the $P_i$ only "
+                  "the $Q_j$ (through $\\hat A$), so Q stages and P stages are reduced separately: "
+                  + _tex_text(how) + ". With $\\alpha$ ($\\beta$) the reduced $A$ ($\\hat A$) and $B$ ($\\hat B$) "
+                  "the summed weights of the P (Q) classes, the method is symplectic if (Abia, Sanz-Serna 1993)",
+                  r"B_J \beta_{JI} + \hat B_I \alpha_{IJ} - B_J \hat B_I = 0 \quad \text{for all P classes } J "
+                  r"\text{ and Q classes } I")
+        cert = _decide_items(dom, items, claim + " (reduced condition)", d, None,
+                             "Every entry vanishes: the method is symplectic for separable Hamiltonians.",
+                             lambda k, r: f"The entry for P class {k[0] + 1} and Q class {k[1] + 1} is "
+                                          f"${dom.tex(r)} \\neq 0$.",
+                             lambda k: f"M[P{k[0] + 1}][Q{k[1] + 1}]")
+        cert = dataclasses.replace(cert, method=f"{how}: {cert.method}")
+    if cert.holds is not False:
+        return cert   # True: the condition is sufficient on any (partly) reduced form
+    # the condition is only "almost" necessary here: False needs a counterexample
+    cx = _oscillator_counterexample(T)
+    if cx is not None:
+        return dataclasses.replace(
+            cert, stage="counterexample" if dom.kind != "numeric" else "numeric",
+            counterexample={**(cert.counterexample or {}), **cx},
+            method=(f"{cert.method}; and the step on H = p**2/2 + q**2/2 with h = {cx['h']} has Jacobian "
+                    f"determinant {cx['det']} != 1, so the method is not symplectic ({how})"))
+    return dataclasses.replace(
+        cert, holds=None, stage="unknown", counterexample=None,
+        method=(f"the separable symplecticity condition fails ({cert.method}), but for separable problems it is "
+                f"only 'almost' necessary (Abia, Sanz-Serna 1993) and the harmonic oscillator gave no "
+                f"counterexample"),
+        derivation=cert.derivation.concluding("Undecided: the sufficient condition fails, and no counterexample "
+                                              "was found."))
+
+
+def _separable_description(groups, removed, numeric):
+    how = " up to the precision of the entries" if numeric else ""
+    out = []
+    for name, gs, rm in (("Q", groups[0], removed[0]), ("P", groups[1], removed[1])):
+        merged = [g for g in gs if len(g) > 1]
+        if merged:
+            out.append(f"{name} stages " + "; ".join(_stage_list(g) for g in merged) + f" coincide{how}")
+        if rm:
+            out.append(f"{name} stage{'s' if len(rm) > 1 else ''} {_stage_list(rm)} not needed")
+        out.append(f"{len(gs)} {name} stage{'s remain' if len(gs) != 1 else ' remains'}")
+    return ", ".join(out)
+
+
+def _oscillator_counterexample(T):
+    """``{"H", "h", "det"}`` when one step on ``H = p^2/2 + q^2/2`` (1 degree of freedom) at a
+    rational step size has Jacobian determinant != 1 (exact arithmetic only), else None.
+
+    The step is linear: ``Q = q0 + h A1 P``, ``P = p0 - h A2 Q``, ``q1 = q0 + h b1.P``,
+    ``p1 = p0 - h b2.Q``; on one degree of freedom a linear map is symplectic iff its
+    determinant is 1, and a determinant (a rational function of h) that differs from 1 at
+    one h is not identically 1.
+    """
+    aq, ap = T._arith
+    dom = aq.dom
+    if dom.kind != "exact":
+        return None
+    s = T.s
+    for hq in (Fraction(1, 3), Fraction(1, 7), Fraction(2, 5), Fraction(1, 11)):
+        h = dom.const(hq.numerator, hq.denominator)
+        aug = []
+        for i in range(s):   # Q_i - h sum_j A1_ij P_j = q0
+            aug.append([dom.one if j == i else dom.zero for j in range(s)]
+                       + [-h * aq.A[i][j] for j in range(s)] + [dom.one, dom.zero])
+        for i in range(s):   # P_i + h sum_j A2_ij Q_j = p0
+            aug.append([h * ap.A[i][j] for j in range(s)]
+                       + [dom.one if j == i else dom.zero for j in range(s)] + [dom.zero, dom.one])
+        try:
+            gauss_jordan(aug, 2 * s)
+        except (StopIteration, ZeroDivisionError):
+            continue   # the stage equations are singular at this h
+        cols = []
+        for k in (0, 1):
+            Q = [aug[i][2 * s + k] for i in range(s)]
+            P = [aug[s + i][2 * s + k] for i in range(s)]
+            q0, p0 = (dom.one, dom.zero) if k == 0 else (dom.zero, dom.one)
+            cols.append((q0 + h * _dot(dom, aq.b, P), p0 - h * _dot(dom, ap.b, Q)))
+        det = cols[0][0] * cols[1][1] - cols[1][0] * cols[0][1]
+        if dom.is_zero(det - dom.one) is False:
+            return {"H": "p**2/2 + q**2/2", "h": sympy.Rational(hq.numerator, hq.denominator),
+                    "det": dom.to_sympy(det)}
+    return None
+
+
 # ------------------------------------------------------------------ symmetry
 
 #: a symmetry search visits at most this many partial stage permutations
@@ -1624,9 +2221,13 @@ def is_symmetric(T) -> Certificate:
 
     (Hairer, Lubich, Wanner, Thm V.2.3, where ``sigma(i) = s + 1 - i``).  For a pair the
     same ``sigma`` must work for both parts.  The search only tries ``sigma`` with
-    ``r_sigma(i) = sum(b) - r_i`` (r the row sums), which the condition implies.  False
-    means no permutation satisfies the condition; a reducible method can still be a
-    symmetric map.
+    ``r_sigma(i) = sum(b) - r_i`` (r the row sums), which the condition implies.
+
+    The condition is sufficient, and necessary for irreducible methods (two irreducible
+    methods give the same step map for every problem only if they agree up to a
+    renumbering of the stages, Butcher), so it is checked on the method reduced by
+    :func:`reduce_tableau`; False then means the method is not symmetric.  If the
+    reduction cannot be decided, a failure gives None.
 
     >>> from sympy import Rational as R
     >>> c = is_symmetric(ButcherTableau([[0, 0], [R(1, 2), R(1, 2)]], [R(1, 2), R(1, 2)]))
@@ -1634,7 +2235,17 @@ def is_symmetric(T) -> Certificate:
     (True, (1, 0))
     >>> is_symmetric(ButcherTableau([[1]], [1])).holds                  # implicit Euler
     False
+    >>> is_symmetric(ButcherTableau([[R(1, 4), R(1, 4)], [R(1, 4), R(1, 4)]], [R(1, 4), R(3, 4)])).holds
+    True
     """
+    _parts(T, "is_symmetric")
+    red = reduce_tableau(T)
+    if red.reduced:
+        return _on_reduced(T, red, _is_symmetric_core(red.tableau), f"Symmetry of {T.label}")
+    return _irreducible_note(red, _is_symmetric_core(T))
+
+
+def _is_symmetric_core(T):
     ars, colours = _parts(T, "is_symmetric")
     dom = ars[0].dom
     s = ars[0].s
@@ -1742,6 +2353,10 @@ def is_symmetric(T) -> Certificate:
 def is_explicit(T) -> Certificate:
     """Whether A is strictly lower triangular (``a_ij = 0`` for ``j >= i``), as numbered.
 
+    A statement about the tableau as written (the integrators evaluate explicit stages in
+    this order), not about the method: ``A = [[1/2, -1/2], [1/2, -1/2]], b = [1/2, 1/2]`` is
+    not explicit, yet :func:`reduce_tableau` turns it into explicit Euler.
+
     >>> from sympy import Rational as R
     >>> is_explicit(ButcherTableau([[0, 0], [1, 0]], [R(1, 2), R(1, 2)])).holds
     True
@@ -1752,7 +2367,7 @@ def is_explicit(T) -> Certificate:
     items = [((i, j), ar.A[i][j]) for i in range(ar.s) for j in range(i, ar.s)]
     d, _ = _intro(T, f"Explicitness of {T.label}")
     d = d.add(r"Explicit: $a_{ij} = 0$ for all $j \ge i$.")
-    return _decide_items(ar.dom, items, f"{T.label} is explicit", d, None,
+    return _decide_items(ar.dom, items, f"{T.label} is explicit as numbered (A strictly lower triangular)", d, None,
                          "A is strictly lower triangular: the method is explicit.",
                          lambda k, r: f"$a_{{{k[0] + 1},{k[1] + 1}}} = {ar.dom.tex(r)} \\neq 0$.", _entry_label)
 
@@ -1762,7 +2377,9 @@ def _entry_label(k):
 
 
 def is_diagonally_implicit(T) -> Certificate:
-    """Whether A is lower triangular with a nonzero diagonal entry (a DIRK method).
+    """Whether A is lower triangular with a nonzero diagonal entry (a DIRK method), as numbered.
+
+    Like :func:`is_explicit`, a statement about the tableau as written.
 
     >>> from sympy import Rational as R
     >>> is_diagonally_implicit(ButcherTableau([[R(1, 2)]], [1])).holds
@@ -1775,7 +2392,7 @@ def is_diagonally_implicit(T) -> Certificate:
     items = [((i, j), ar.A[i][j]) for i in range(ar.s) for j in range(i + 1, ar.s)]
     d, _ = _intro(T, f"Diagonal implicitness of {T.label}")
     d = d.add(r"Diagonally implicit: $a_{ij} = 0$ for $j > i$, and some $a_{ii} \neq 0$.")
-    cert = _decide_items(dom, items, f"{T.label} is diagonally implicit", d, None,
+    cert = _decide_items(dom, items, f"{T.label} is diagonally implicit as numbered", d, None,
                          "A is lower triangular.",
                          lambda k, r: f"$a_{{{k[0] + 1},{k[1] + 1}}} = {dom.tex(r)} \\neq 0$.", _entry_label)
     if cert.holds is not True:

@@ -792,12 +792,13 @@ def certify_exact_flow(phi: Map, H, eta: Form, t: sympy.Symbol) -> Certificate:
     return _decided("phi_0 == id and d/dt phi_t == X_H o phi_t", residuals, D)
 
 
-def certify_contact_factor(phi, eta: Form, factor) -> Certificate:
+def certify_contact_factor(phi, eta: Form, factor, *, small_step=None) -> Certificate:
     """``gc.certify_contact(phi, eta)`` and, in addition, that its factor g equals ``factor``.
 
     For implicit maps the comparison is made on the solution manifold.  The result
     holds only when the map is contact AND the factor is the expected one; it fails when
-    either is refuted.
+    either is refuted.  ``small_step``: the claim is for all sufficiently small values of
+    this symbol (see :func:`geomcheck.certify_contact`).
 
     Examples
     --------
@@ -808,8 +809,11 @@ def certify_contact_factor(phi, eta: Form, factor) -> Certificate:
     (True, exp(-C*t))
     """
     require_contact_form(eta, "certify_contact_factor")
-    cert = certify_contact(phi, eta)
+    cert = certify_contact(phi, eta, small_step=small_step, factor_hint=factor)
     expected = sympy.sympify(factor)
+    if cert.factor is None:
+        # not contact (or not shown to be): there is no factor to compare
+        return replace(cert, claim=f"phi^* eta == g eta with g == {expected}")
     relations = tuple(dep.relation for dep in cert.residual.dependence)
     g = cert.factor
     difference = g - expected

@@ -105,10 +105,10 @@ from sympy.core.function import UndefinedFunction
 from ..algebra import Chart
 from ..calculus import diff
 from ..certify.certificate import Certificate
-from ..certify.maps import certify_preserves, certify_symplectic
+from ..certify.maps import certify_preserves
 from ..errors import ArityError, ExpressionError, ShapeError
 from ..forms import Form, d
-from ..latex import Derivation, latex
+from ..latex import Derivation, expression_size, latex
 from ..maps import ImplicitMap, Map, pullback, substitute
 from ..latex import summarize
 
@@ -148,9 +148,9 @@ def _show(obj) -> str:
 
 def _show_map(phi) -> str:
     """The implicit map's equations, or a summary when they are too large to be read."""
-    ops = sum(sympy.count_ops(e) for e in phi.equations)
-    if ops > 2 * _SHOW_OPS:
-        return r"\text{(%d implicit equations, %d operations)}" % (len(phi.equations), ops)
+    limit = 4 * _SHOW_OPS
+    if expression_size(phi.equations, limit) > limit:
+        return r"\text{(%d implicit equations, more than %d nodes)}" % (len(phi.equations), limit)
     return latex(phi)
 
 
@@ -360,6 +360,10 @@ def del_map(F: DELForms, guess=None) -> ImplicitMap:
 def certify_del_symplectic(F: DELForms, guess=None) -> Certificate:
     """Certify that the DEL map preserves omega (pullback, on the solution space of E = 0).
 
+    The claim is preservation (``phi^* omega == omega``, :func:`geomcheck.certify_preserves`):
+    for a generic discrete Lagrangian omega^(k) = D12 L_d dq^(k-1) ^ dq^(k) is degenerate
+    where D12 L_d vanishes, so "symplectic" would need a regular L_d as well.
+
     Examples
     --------
     >>> import sympy
@@ -371,12 +375,12 @@ def certify_del_symplectic(F: DELForms, guess=None) -> Certificate:
     _require_del(F, "certify_del_symplectic")
     phi = del_map(F, guess)
     omega = Form(phi.source, {tuple(F.chart.coords[i] for i in key): v for key, v in F.symplectic_form.terms.items()})
-    c = certify_symplectic(phi, omega)
+    c = certify_preserves(phi, omega)
     D = F.derivation.add(r"On the solution space the DEL map $\left(q^{(k-1)}, q^{(k)}\right) \mapsto"
                          r" \left(q^{(k)}, q^{(k+1)}\right)$ is defined by $E^{(k)} = 0$; pulling $\omega$ back by it:")
     D = Derivation(D.title, D.steps + c.derivation.steps, D.conclusion)
     return Certificate(claim="DEL map preserves omega^(k)", holds=c.holds, method=c.method, stage=c.stage,
-                       residual=c.residual, counterexample=c.counterexample, derivation=D)
+                       residual=c.residual, counterexample=c.counterexample, derivation=D, soundness=c.soundness)
 
 
 # =========================================================================== Hamiltonian schemes

@@ -575,7 +575,7 @@ class DiscreteHerglotz:
         see :meth:`certify_contact_generating` for an exact proof valid for any L.
         """
         phi = self.position_momentum_map()
-        cert = certify_contact_factor(phi, self.coordinates.eta, self.contact_factor())
+        cert = certify_contact_factor(phi, self.coordinates.eta, self.contact_factor(), small_step=phi.step)
         D = cert.derivation.add(r"The factor is $\frac{1 + h D_3 L_j}{1 - h D_4 L_j}$ with "
                                 r"$L_j = L(x_j, x_{j+1}, z_j, z_{j+1})$ at the new point.")
         return replace(cert, derivation=D)

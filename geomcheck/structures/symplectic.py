@@ -36,7 +36,7 @@ from ..errors import (
 from ..fields import VectorField
 from ..forms import Form, d, interior, lie, primitive, require_form
 from ..hamiltonian import hamiltonian_vector_field
-from ..latex import _nodes_over, Derivation, latex
+from ..latex import Derivation, expression_size, latex
 from ..zero import decide_zero
 
 __all__ = [
@@ -53,7 +53,7 @@ _TYPESET_OPS = 400
 
 def _size_exceeds(exprs, limit) -> bool:
     """Whether the expressions have more than ``limit`` tree nodes (stops counting early)."""
-    return _nodes_over(exprs, limit) is not None
+    return expression_size(list(exprs), limit) > limit
 
 
 def _broken_lines(form: Form, per_line: int = 3) -> str:

@@ -186,11 +186,13 @@ class Scheme:
         if prop == "symplectic":
             # on a forced system this is the honest question "symplectic on the whole phase space?"
             return gc.certify_symplectic(phi, system.omega) if isinstance(system, CanonicalSystem) else None
+        # a scheme's factor (1 - gamma h, e^{-gamma h}, ...) is claimed nonzero for small steps, as
+        # every property of a scheme is a statement about small h
         if prop == "conformal-symplectic":
-            return (gc.certify_conformal_symplectic(phi, system.omega)
+            return (gc.certify_conformal_symplectic(phi, system.omega, small_step=h)
                     if isinstance(system, CanonicalSystem) else None)
         if prop == "contact":
-            return gc.certify_contact(phi, system.eta) if isinstance(system, ContactSystem) else None
+            return gc.certify_contact(phi, system.eta, small_step=h) if isinstance(system, ContactSystem) else None
         if prop == "energy-preserving":
             return gc.certify_conserves(phi, system.energy)
         raise ValueError(f"unknown property {prop!r}; known: order, {', '.join(PROPERTIES)}")

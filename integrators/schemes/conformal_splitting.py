@@ -107,7 +107,8 @@ def certify_conformal_factor(phi, system, h=STEP_SYMBOL) -> Certificate:
     >>> c.holds, c.factor
     (False, -gamma*h + h**2 + 1)
     """
-    base = gc.certify_conformal_symplectic(phi, system.omega)
+    # conformally symplectic for small steps (as every property of a scheme): k(0) = 1 must not vanish
+    base = gc.certify_conformal_symplectic(phi, system.omega, small_step=h)
     expected = system.conformal_factor(h)
     D = Derivation(r"$\varphi^*\omega = e^{-\gamma h}\,\omega$: conformally symplectic with the factor of the exact flow",
                    base.derivation.steps)

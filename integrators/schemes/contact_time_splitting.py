@@ -170,9 +170,9 @@ class TimeDependentContactSplitting(NamedScheme):
         if prop == "symmetric":
             return gc.certify_symmetric(ext_phi, h)
         if prop == "contact":
-            return gc.certify_contact(ext_phi, ext_system.eta)
+            return gc.certify_contact(ext_phi, ext_system.eta, small_step=h)
         return super()._certify_one(prop, phi, system)
 
     def certify_frozen_time_contact(self, system):
         """The projected step on ``(x, p, z)`` is contact for ``dz - p dx`` at every fixed t."""
-        return gc.certify_contact(self.step_map(system), system.eta)
+        return gc.certify_contact(self.step_map(system), system.eta, small_step=self.h)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import sympy
 from mpmath.libmp import prec_to_dps
 
+from geomcheck.certify.precision import SHORT_DIGITS, significant_digits
 from geomcheck.errors import CompositionCoefficientError
 
 from .composition import Composition
@@ -36,7 +37,8 @@ class RefinedComposition(Composition):
     base, name, description, max_order
         As for :class:`Composition`.
     gammas : sequence of sympy.Float
-        Each with at least ``min_digits`` significant digits (Python floats are refused:
+        Each with at least ``min_digits`` significant digits, in the container and in the
+        value itself (the shortest decimal that reproduces it; Python floats are refused:
         16 digits cannot certify an eighth-order condition).
     min_digits : int
         Default 50.
@@ -56,10 +58,18 @@ class RefinedComposition(Composition):
                 raise CompositionCoefficientError(
                     f"RefinedComposition: coefficient gamma[{i}] = {g!r} is not a sympy Float; expected"
                     f" high-precision Floats (at least {min_digits} digits), or use Composition for exact numbers")
-            digits = prec_to_dps(g._prec)
-            if digits < min_digits:
+            if prec_to_dps(g._prec) < min_digits:
                 raise CompositionCoefficientError(
-                    f"RefinedComposition: coefficient gamma[{i}] has {digits} digits; expected at least {min_digits}")
+                    f"RefinedComposition: coefficient gamma[{i}] has {prec_to_dps(g._prec)} digits; expected at "
+                    f"least {min_digits}")
+            # the digits the value carries, not its container's: a 60-digit Float made from a
+            # 15-digit string knows 15 digits (a short value such as 0.5 shows no rounding)
+            digits = significant_digits(g)
+            if SHORT_DIGITS < digits < min_digits:
+                raise CompositionCoefficientError(
+                    f"RefinedComposition: coefficient gamma[{i}] = {g} carries only {digits} significant digits "
+                    f"(the shortest decimal that reproduces it), although its container holds "
+                    f"{prec_to_dps(g._prec)}; expected at least {min_digits}")
         # the exact-number check of Composition is replaced by the precision check above
         exact = [sympy.Integer(1)] * len(gammas)
         super().__init__(base, exact, name=name, description=description, max_order=max_order)

@@ -183,9 +183,11 @@ def test_forced_verlet_certificates_and_controls():
     X = m.damped_vector_field()
     assert geomcheck.certify_order(phi, X, m.h, 2).holds is True
     assert geomcheck.certify_order(phi, X, m.h, 3).holds is False
-    c = geomcheck.certify_conformal_symplectic(phi, M.d(m.x) ^ M.d(m.p))
+    c = geomcheck.certify_conformal_symplectic(phi, M.d(m.x) ^ M.d(m.p), small_step=m.h)
     assert c.holds is True
     assert geomcheck.zero.decide_zero(c.factor - (1 - m.alpha * m.h / 2) / (1 + m.alpha * m.h / 2)).is_zero is True
+    # the factor vanishes at alpha h = 2: conformally symplectic for small steps, not for every h
+    assert geomcheck.certify_conformal_symplectic(phi, M.d(m.x) ^ M.d(m.p)).holds is False
     assert geomcheck.certify_symplectic(phi, M.d(m.x) ^ M.d(m.p)).holds is False       # damped: not symplectic
     x, p, h, a = m.x, m.p, m.h, m.alpha
     half = p - h / 2 * x - h / 2 * a * p                 # explicit damping on both half kicks: not symmetric

@@ -139,3 +139,153 @@ def test_third_derivatives_agree(order):
     for v in order:
         e = diff(e, v)
     assert e == sp.Derivative(V(q1, q2), (q1, 2), q2)
+
+
+# --------------------------------------------------------------------------- nested undefined functions
+#
+# The oracle: the engine's result, written back in sympy's notation (from_jets), with
+# concrete functions put in for V, W, U, compared with plain sympy differentiating the
+# concrete composite.  sympy is right on concrete functions; it is the undefined ones
+# (Function.fdiff by a subtree such as W(q)) that it can get wrong.
+
+W = sp.Function("W")
+U = sp.Function("U")
+t = sp.Symbol("t")
+_s1, _s2 = sp.symbols("s1 s2")
+# concrete functions of one and of two arguments
+ONE = {V: sp.Lambda(_s1, sp.cos(_s1) + _s1**4), W: sp.Lambda(_s1, _s1**2 + 2 * _s1),
+       U: sp.Lambda(_s1, sp.exp(_s1) + _s1)}
+TWO = {V: sp.Lambda((_s1, _s2), _s1**3 * _s2 + sp.sin(_s1 * _s2)), W: sp.Lambda((_s1, _s2), _s1**2 * _s2 + _s2)}
+
+
+def _concrete(e, table):
+    from geomcheck.zero import from_jets
+
+    return from_jets(e).subs(table).doit()
+
+
+def _same_function(a, b, symbols, points=2):
+    """Equal at a few exact rational points (both sides concrete, so this is an oracle)."""
+    for k in range(points):
+        at = {s: sp.Rational(2 * k + 3 + i, 7 + i) for i, s in enumerate(symbols)}
+        if abs(sp.N((a - b).subs(at), 40)) > sp.Float(10) ** -30:
+            return False
+    return True
+
+
+def test_diff_of_a_nested_function_does_not_recurse():
+    # sympy writes the chain rule with a derivative by the function W(q)
+    e = V(W(q)).diff(q)
+    assert e.has(sp.Derivative(V(W(q)), W(q)))
+    d = diff(e, q)  # a RecursionError before: jets and calculus sent it back and forth
+    truth = sp.diff((sp.cos(q**2 + 2 * q) + (q**2 + 2 * q) ** 4), q, 2)
+    assert _same_function(_concrete(d, ONE), truth, [q])
+
+
+def test_derivative_by_a_function_becomes_a_jet():
+    from geomcheck.zero import canonical_jets, jet_function
+
+    Wj = jet_function("W", (0,))(q)
+    jets = canonical_jets(sp.Derivative(V(W(q)), (W(q), 2)) * sp.Derivative(W(q), q))
+    assert jets == jet_function("V", (2,))(Wj) * jet_function("W", (1,))(q)
+    d = diff(sp.Derivative(V(W(q)), W(q)), q)
+    assert canonical_jets(d) == jet_function("V", (2,))(Wj) * jet_function("W", (1,))(q)
+
+
+def test_nested_function_twice_in_one_call_is_not_double_counted():
+    # sympy 1.14: V(W(q), W(q)).diff(q) == 2*Derivative(V(W(q), W(q)), W(q))*Derivative(W(q), q),
+    # twice the truth (the Derivative by W(q) already differentiates both slots)
+    wrong = sp.diff(sp.sin(V(W(q), W(q))), q)
+    mine = diff(sp.sin(V(W(q), W(q))), q)
+    Wq = q**2 + 2 * q
+    truth = sp.diff(sp.sin(Wq**3 * Wq + sp.sin(Wq * Wq)), q)
+    table = {V: TWO[V], W: ONE[W]}
+    assert _same_function(_concrete(mine, table), truth, [q])
+    assert not _same_function(_concrete(wrong, table), truth, [q])
+
+
+@pytest.mark.parametrize("order", [1, 2, 3])
+def test_deeper_nesting(order):
+    e = V(W(U(q)))
+    for _ in range(order):
+        e = diff(e, q)
+    Uq = sp.exp(q) + q
+    truth = sp.diff(sp.cos(Uq**2 + 2 * Uq) + (Uq**2 + 2 * Uq) ** 4, q, order)
+    assert _same_function(_concrete(e, ONE), truth, [q])
+
+
+def test_nested_function_of_an_expression_of_other_jets():
+    inner = W(q1, q2) + U(q2) * sp.Derivative(W(q1, q2), q1)
+    e = V(inner, q1 * q2)
+    Wc = q1**2 * q2 + q2
+    Uc = sp.exp(q2) + q2
+    inner_c = Wc + Uc * sp.diff(Wc, q1)
+    conc = inner_c**3 * (q1 * q2) + sp.sin(inner_c * q1 * q2)
+    table = {V: TWO[V], W: TWO[W], U: ONE[U]}
+    for v in (q1, q2):
+        assert _same_function(_concrete(diff(e, v), table), sp.diff(conc, v), [q1, q2])
+    for first, second in ((q1, q2), (q2, q1)):
+        mixed = diff(diff(e, first), second)
+        assert _same_function(_concrete(mixed, table), sp.diff(conc, q1, q2), [q1, q2])
+
+
+def test_derivative_by_a_derivative_follows_sympy():
+    # a Lagrangian L(x, x'): d/dt of dL/dx' (sympy's own definition of the derivative by x')
+    x_ = sp.Function("x")(t)
+    L = sp.Function("L")
+    dL = sp.Derivative(L(x_, x_.diff(t)), x_.diff(t))
+    d = diff(dL, t)
+    a, v = sp.symbols("a v")
+    from geomcheck.zero import from_jets
+
+    concrete = from_jets(d).subs({L: sp.Lambda((a, v), a * v**2)}).doit().subs(x_, sp.sin(t)).doit()
+    truth = sp.diff(2 * sp.sin(t) * sp.cos(t), t)
+    assert _same_function(concrete, truth, [t])
+
+
+def test_derivative_of_symbolic_order_stays_as_sympy_has_it():
+    n = sp.Symbol("n", integer=True, positive=True)
+    e = sp.Derivative(V(W(q)), (q, n))
+    assert diff(e, q) == sp.diff(e, q)  # no jet form: sympy's answer, and no recursion
+
+
+# --------------------------------------------------------------------------- canonical_form
+
+
+def test_canonical_form_is_the_same_for_every_notation():
+    from geomcheck.calculus import canonical_form
+
+    X = q + h * p
+    forms = [
+        sp.Subs(sp.Derivative(V(y), y), y, X),
+        sp.Derivative(V(y), y).subs(y, X),
+        sp.diff(V(y), y).subs({y: X}, simultaneous=True),
+        V(X + t).diff(t).subs(t, 0),
+        sp.Subs(sp.Derivative(V(y), y), y, X).doit(),
+    ]
+    import geomcheck as gc
+
+    forms.append(gc.substitute(V(q).diff(q), {q: X}))
+    assert len({canonical_form(e) for e in forms}) == 1
+
+
+def test_canonical_form_keeps_sympy_notation_where_it_needs_no_subs():
+    from geomcheck.calculus import canonical_form
+    from geomcheck.zero import Jet
+
+    e = sp.Derivative(V(q1, q2), q2, q1) + V(W(q)) + sp.cos(q)
+    c = canonical_form(e)
+    assert not c.has(Jet)
+    assert c == sp.Derivative(V(q1, q2), q1, q2) + V(W(q)) + sp.cos(q)
+    plain = q**2 + sp.sin(p)
+    assert canonical_form(plain) is plain
+    assert canonical_form(3) == 3
+
+
+def test_canonical_form_keeps_the_users_function_with_its_assumptions():
+    from geomcheck.calculus import canonical_forms
+
+    Vr = sp.Function("V", real=True)
+    a, b = canonical_forms([Vr(q).diff(q), sp.Subs(sp.Derivative(Vr(y), y), y, q + h)])
+    assert a == Vr(q).diff(q)
+    assert a.expr.func is Vr

@@ -12,8 +12,10 @@ import geomcheck as gc
 from geomcheck.errors import (
     ChartMismatchError,
     ExpressionError,
+    InvalidArgumentError,
     MixedDegreeError,
     NotClosedError,
+    SingularFormError,
     UnknownCoordinateError,
 )
 
@@ -313,6 +315,77 @@ def test_primitive_of_a_non_closed_form_shows_d():
     msg = str(info.value)
     assert "dx^dy" in msg  # d(y dx) = -dx^dy is shown
     assert "dx" in msg and "closed" in msg
+
+
+P2 = gc.Chart("u v")
+u, v = P2.coords
+du, dv = P2.d(u), P2.d(v)
+
+
+@pytest.mark.parametrize("form, centre", [
+    ((u * dv - v * du) / (u**2 + v**2), "u = 0, v = 0"),    # d(angle): 0/0 at the origin
+    ((du ^ dv) / (u**2 + v**2), "u = 0, v = 0"),            # infinite at the origin
+    (du / u, "u = 0"),
+], ids=["angle", "area-over-r2", "du-over-u"])
+def test_primitive_refuses_a_form_singular_at_the_centre(form, centre):
+    with pytest.raises(SingularFormError) as info:
+        gc.primitive(form)
+    msg = str(info.value)
+    assert "singular at the centre " + centre in msg
+    assert str(form) in msg
+
+
+def test_primitive_refuses_a_form_singular_on_the_segments_from_the_centre():
+    # centred at (1, 0) the form is finite there, but the segment to (-1, 0) crosses the origin
+    with pytest.raises(SingularFormError) as info:
+        gc.primitive((du ^ dv) / (u**2 + v**2), center={u: 1})
+    msg = str(info.value)
+    assert "u = 0, v = 0" in msg and "segment" in msg and "u = 1, v = 0" in msg
+    with pytest.raises(SingularFormError, match="u = 2"):
+        gc.primitive((du ^ dv) / (u - 2) ** 2)
+
+
+def test_primitive_on_a_domain_that_avoids_the_singularity():
+    H = gc.Chart("u v", domain={"u": (0, sp.oo)})
+    hu, hv = H.coords
+    # on u > 0, du/u = d(log u): centred at u = 1 (the default, the origin being outside)
+    f = gc.primitive(H.d(hu) / hu)
+    assert sp.simplify(f.components[()] - sp.log(hu)) == 0
+    # the angle form is exact on the half plane: its primitive from (1, 0) is atan(v/u)
+    angle = (hu * H.d(hv) - hv * H.d(hu)) / (hu**2 + hv**2)
+    theta = gc.primitive(angle, center={hu: 1})
+    assert not theta.components[()].has(sp.zoo, sp.nan, sp.oo)
+    # (sympy's closed form of the radial integral has removable singularities on u = 1 and v = 0)
+    for point in ({hu: 2, hv: 3}, {hu: sp.Rational(1, 3), hv: -5}, {hu: 7, hv: sp.Rational(1, 2)}):
+        value = sp.N(theta.components[()].xreplace(point), 30)
+        assert abs(sp.re(value) - sp.atan(sp.Rational(point[hv]) / point[hu])) < 1e-25
+        assert abs(sp.im(value)) < 1e-25
+
+
+def test_primitive_centre_must_lie_in_the_domain():
+    H = gc.Chart("u v", domain={"u": (0, sp.oo)})
+    hu, hv = H.coords
+    with pytest.raises(InvalidArgumentError) as info:
+        gc.primitive(H.d(hu) ^ H.d(hv), center={hu: -1})
+    assert "outside the domain" in str(info.value) and "u = -1" in str(info.value)
+    with pytest.raises(InvalidArgumentError):
+        gc.primitive(H.d(hu) ^ H.d(hv), center=[0, 0])     # the end 0 is not in (0, oo)
+    theta = gc.primitive(H.d(hu) ^ H.d(hv), center=[2, -7])
+    assert same(theta, gc.Form(H, {(0,): -(hv + 7) / 2, (1,): (hu - 2) / 2}))
+    with pytest.raises(ExpressionError, match="real number"):
+        gc.primitive(du ^ dv, center={u: sp.Symbol("a")})
+    with pytest.raises(ExpressionError, match="real number"):
+        gc.primitive(du ^ dv, center={u: sp.I})
+    with pytest.raises(UnknownCoordinateError, match="w"):
+        gc.primitive(du ^ dv, center={sp.Symbol("w"): 1})
+
+
+def test_primitive_of_smooth_forms_with_undefined_functions_is_not_refused():
+    W = sp.Function("W")
+    f = gc.primitive(W(u) * du)        # W is smooth: nothing to refuse (the radial integral stays unevaluated)
+    assert f.degree == 0
+    with pytest.raises(SingularFormError, match="u = 0"):
+        gc.primitive(W(u) / u * du)    # ... but 1/u is not
 
 
 # --------------------------------------------------------------------------- forms as functions on T[1]M

@@ -153,3 +153,101 @@ def test_compile_pdf_refuses_a_fragment(tmp_path):
     with pytest.raises(LatexCompileError, match="whole LaTeX document"):
         compile_pdf(r"\paragraph{x}", tmp_path / "x.pdf")
     assert list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- expression_size
+
+from geomcheck.errors import InvalidArgumentError
+from geomcheck.latex import expression_size
+
+_x, _y, _z = sp.symbols("x y z")
+_F = sp.Function("F")
+
+
+def _shared_tower(levels):
+    """A tree of about 2**(levels+1) nodes whose DAG has 3 nodes per level."""
+    e = _x
+    for _ in range(levels):
+        e = sp.sin(e) + sp.cos(e)
+    return e
+
+
+@pytest.mark.parametrize("e", [
+    _x, sp.Integer(3), _x + 2 * _y, sp.sin(_x * _y) ** 2 + sp.cos(_x * _y) ** 2,
+    _F(_x, _y).diff(_x) + sp.Subs(_F(_z, _y).diff(_z), _z, _x + _y),
+    (_x + _y) ** 3 * (_x + _y) ** 2 * sp.exp(_x + _y), _shared_tower(6),
+])
+def test_expression_size_is_the_tree_size_sympy_traverses(e):
+    n = len(list(sp.preorder_traversal(e)))
+    assert expression_size(e) == n
+    for limit in (0, 1, n - 1, n, n + 5):
+        assert expression_size(e, limit) == min(n, limit + 1)
+    distinct = len({id(node) for node in sp.preorder_traversal(e)})
+    assert expression_size(e, distinct=True) == distinct
+
+
+def test_expression_size_adds_up_collections_and_matrices():
+    exprs = [_x + _y, _x * _z, sp.Integer(2)]
+    total = sum(len(list(sp.preorder_traversal(e))) for e in exprs)
+    assert expression_size(exprs) == total
+    assert expression_size({"a": exprs[0], "b": exprs[1], "c": exprs[2]}) == total
+    assert expression_size(sp.Matrix([[_x + _y, _x * _z], [2, 0]])) == total + 1
+    assert expression_size(7) == 1
+
+
+def test_expression_size_stops_past_the_limit():
+    # a tree of about 2**61 nodes on a DAG of 181: counted through the DAG, stopped at the limit
+    tower = _shared_tower(60)
+    assert expression_size(tower, 10**6) == 10**6 + 1
+    assert expression_size(tower, distinct=True) == 181
+    # a sum of 5000 leaves: the leaves looked at are about as many as the limit, not 5000
+    seen = []
+
+    class Leaf(sp.Symbol):
+        @property
+        def args(self):
+            seen.append(self)
+            return ()
+
+    wide = sp.Add(*[Leaf(f"w{i}") for i in range(5000)])
+    seen.clear()
+    assert expression_size(wide, 10) == 11
+    assert 0 < len(seen) <= 11
+
+
+def test_expression_size_of_a_deep_expression_needs_no_recursion():
+    e = _x
+    for _ in range(3000):
+        e = _F(e)
+    assert expression_size(e) == 3001
+
+
+@pytest.mark.parametrize("bad", [-1, 2.5, "10", True])
+def test_expression_size_refuses_a_bad_limit(bad):
+    with pytest.raises(InvalidArgumentError, match="limit"):
+        expression_size(_x, bad)
+
+
+def test_typesetting_and_size_decisions_never_call_count_ops(monkeypatch):
+    # count_ops walks the whole tree: on a composition of steps it took 95% of a certificate
+    def forbidden(*args, **kwargs):
+        raise AssertionError("sympy.count_ops called")
+
+    monkeypatch.setattr(sp, "count_ops", forbidden)
+    M = gc.Chart("q p")
+    q, p = M.coords
+    h = sp.Symbol("h")
+    V = sp.Function("V")
+    ph = p - h / 2 * V(q).diff(q)
+    Q = q + h * ph
+    verlet = gc.Map(M, M, [Q, ph - h / 2 * gc.substitute(V(q).diff(q), {q: Q})])
+    X = gc.VectorField(M, {q: p, p: -V(q).diff(q)})
+    assert gc.certify_order(verlet, X, h, 2).holds is True
+    assert gc.certify_symplectic(verlet, M.d(q) ^ M.d(p)).holds is True
+    from geomcheck.linalg import solve_sparse
+
+    (sol,) = solve_sparse([{0: q + p, 1: sp.Integer(1)}, {0: sp.sin(q), 1: p}], [[1, 0]], 2)
+    assert sp.simplify((q + p) * sol[0] + sol[1] - 1) == 0
+    from geomcheck.latex import summarize
+
+    assert "nodes" in summarize(_shared_tower(30))

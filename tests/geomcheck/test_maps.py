@@ -358,3 +358,67 @@ def test_charts_created_elsewhere_do_not_change_what_a_map_means():
     psi = gc.ImplicitMap(M, M, [sp.Symbol("X") - x - hh * sp.Symbol("V"), sp.Symbol("V") - v + hh * m * x],
                          new=sp.symbols("X V"))
     assert psi.parameters is None
+
+
+# --------------------------------------------------------------------------- nested undefined functions
+#
+# sympy writes the chain rule of V(W(q)) with a derivative by the function W(q)
+# (Derivative(V(W(q)), W(q))); jets and calculus used to hand that back and forth until
+# a RecursionError.
+
+Vf, Wf, Uf = sp.Function("V"), sp.Function("W"), sp.Function("U")
+q1, q2, p1, p2 = sp.symbols("q1 q2 p1 p2")
+M2 = gc.Chart([q1, q2, p1, p2])
+w2 = (M2.d(q1) ^ M2.d(p1)) + (M2.d(q2) ^ M2.d(p2))
+
+NESTED = {
+    "V(W(q))": (M, w, (q,), (p,), Vf(Wf(q))),
+    "V(W(U(q)))": (M, w, (q,), (p,), Vf(Wf(Uf(q)))),
+    "V(W(q1, q2), q2)": (M2, w2, (q1, q2), (p1, p2), Vf(Wf(q1, q2), q2)),
+    "V(W + U*W_q1, q1*q2)": (M2, w2, (q1, q2), (p1, p2),
+                             Vf(Wf(q1, q2) + Uf(q2) * sp.Derivative(Wf(q1, q2), q1), q1 * q2)),
+}
+
+
+def _nested_verlet(name, wrong=False):
+    chart, omega, qs, ps, pot = NESTED[name]
+    grad = [pot.diff(x) for x in qs]  # sympy's own chain rule: derivatives by W(q)
+    p_half = [b - h / 2 * gi for b, gi in zip(ps, grad)]
+    Q = [a + h * b for a, b in zip(qs, p_half)]
+    new = grad if wrong else [gc.substitute(gi, dict(zip(qs, Q))) for gi in grad]
+    P = [b - h / 2 * gi for b, gi in zip(p_half, new)]
+    H = sum(b**2 for b in ps) / 2 + pot
+    return chart, omega, gc.Map(chart, chart, Q + P, parameters=[h]), H
+
+
+@pytest.mark.parametrize("name", sorted(NESTED))
+def test_hamiltonian_vector_field_of_a_nested_potential(name):
+    from geomcheck.calculus import canonical_form
+
+    chart, omega, qs, ps, pot = NESTED[name]
+    X = gc.hamiltonian_vector_field(sum(b**2 for b in ps) / 2 + pot, omega)
+    for a, b in zip(qs, ps):
+        assert X(a) == b
+        assert canonical_form(X(b) + pot.diff(a)) == 0
+    assert gc.lie(X, omega).is_zero() is True
+
+
+@pytest.mark.parametrize("name", sorted(NESTED))
+def test_verlet_on_a_nested_potential_is_symplectic_of_order_two(name):
+    chart, omega, phi, H = _nested_verlet(name)
+    assert gc.certify_symplectic(phi, omega).holds is True
+    X = gc.hamiltonian_vector_field(H, omega)
+    assert gc.map_order(phi, X, h, 3) == 2
+
+
+@pytest.mark.parametrize("name", ["V(W(q))", "V(W(q1, q2), q2)"])
+def test_a_wrong_kick_on_a_nested_potential_is_refused(name):
+    chart, omega, phi, H = _nested_verlet(name, wrong=True)
+    c = gc.certify_symplectic(phi, omega)
+    assert c.holds is False and c.counterexample
+
+
+def test_pullback_of_a_nested_function_commutes_with_d():
+    shear = gc.Map(M, M, [q + h * p, p], parameters=[h])
+    a = Vf(Wf(q, p)) * dp + Wf(Uf(p), q) * dq
+    assert (gc.d(gc.pullback(a, shear)) - gc.pullback(gc.d(a), shear)).is_zero() is True

@@ -218,7 +218,10 @@ def test_conformal_certificate_two_points_sees_a_nonconstant_factor():
                             derivatives="implicit")
     assert damped.derivative_mode == "implicit"
     ok = gc.certify_conformal_symplectic(damped, w)
-    assert ok.holds is True and "two independent points" in ok.method
+    # k is shown constant at two independent points, but it is known only numerically (through
+    # the implicit derivatives), so that it vanishes for no gamma, h cannot be proved: undecided
+    assert ok.holds is None and "two independent points" in ok.method
+    assert "not shown to vanish nowhere" in ok.method
     # with V'(Q) instead of V'(q): dQ ^ dP = dq ^ d(e^{-gamma h} p) / (1 + h^2 V''(Q)), a factor
     # that depends on the point
     wrong = gc.ImplicitMap(M, M, [Q - q - h * P, P - sympy.exp(-g * h) * p + h * V(Q).diff(Q)], new=[Q, P],

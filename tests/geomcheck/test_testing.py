@@ -38,7 +38,7 @@ def test_passing_assertions_return_certificates():
     assert assert_conserves(gc.Map(M, M, [p, -q]), q**2 + p**2).holds is True
     C = gc.Chart("x y z")
     x, y, z = C.coords
-    lam = sp.Symbol("lambda")
+    lam = sp.Symbol("lambda", positive=True)        # lambda = 0 would collapse the contact form
     assert assert_contact(gc.Map(C, C, [x, lam * y, lam * z]), C.d(z) - y * C.d(x)).factor == lam
 
 

@@ -262,3 +262,87 @@ def test_a_state_dependent_step_size_breaks_symplecticity():
     adaptive = gc.Map(phi.source, phi.target, [e.subs(h, h * controller) for e in phi.exprs])
     cert = gc.certify_symplectic(adaptive, osc.omega)
     assert cert.holds is False and cert.counterexample is not None
+
+
+# ------------------------------------------------------------------ leaving the real domain
+
+from geomcheck.errors import GeomcheckError, NonFiniteStateWarning, NonRealValueError  # noqa: E402
+
+SQRT = ig.HamiltonianSystem(p**2 / 2 + sympy.sqrt(q), q, p)        # force -1/(2 sqrt q) drives q below 0
+QLOGQ = ig.HamiltonianSystem(p**2 / 2 + q * sympy.log(q), q, p)    # force -(log q + 1)
+Y0 = [[4, 0], [1, -1]]                                               # trajectory 1 reaches q < 0
+
+
+def _first_complex_verlet_step(force, y0, dt, steps):
+    """The first Verlet step (1-based) whose new state is complex, by plain mpmath; None if none."""
+    with mpmath.workdps(30):
+        h = mpmath.mpf(dt)
+        qq, pp = mpmath.mpf(y0[0]), mpmath.mpf(y0[1])
+        for n in range(1, steps + 1):
+            ph = pp - h / 2 * force(qq)
+            qq = qq + h * ph
+            pp = ph - h / 2 * force(qq)
+            if isinstance(qq, mpmath.mpc) or isinstance(pp, mpmath.mpc):
+                return n
+    return None
+
+
+@pytest.mark.parametrize("system, dV", [
+    (SQRT, lambda x: 1 / (2 * mpmath.sqrt(x))),
+    (QLOGQ, lambda x: mpmath.log(x) + 1),
+])
+def test_mpmath_run_leaving_the_real_domain_names_step_trajectory_and_coordinate(system, dV):
+    expected = _first_complex_verlet_step(dV, Y0[1], "0.1", 15)
+    assert expected is not None and _first_complex_verlet_step(dV, Y0[0], "0.1", 15) is None
+    with pytest.raises(NonRealValueError) as info:
+        ig.integrate(system, "stormer-verlet", Y0, dt="0.1", steps=15, backend="mpmath", dps=30)
+    exc = info.value
+    assert isinstance(exc, ArithmeticError) and isinstance(exc, GeomcheckError)
+    assert (exc.step, exc.trajectory, exc.coordinate) == (expected, 1, "p")
+    assert isinstance(exc.value, mpmath.mpc)
+    assert exc.time == pytest.approx(0.1 * (expected - 1))
+    msg = str(exc)
+    assert f"step {expected}" in msg and "trajectory 1" in msg and "new value of p is complex" in msg
+
+
+def test_mpmath_run_on_the_real_side_is_untouched():
+    assert _first_complex_verlet_step(lambda x: 1 / (2 * mpmath.sqrt(x)), Y0[0], "0.1", 40) is None
+    sol = ig.integrate(SQRT, "stormer-verlet", [Y0[0]], dt="0.1", steps=40, backend="mpmath", dps=30)
+    assert all(isinstance(v, mpmath.mpf) for v in sol.y[-1].ravel())
+
+
+@pytest.mark.parametrize("scheme, compensated", [
+    ("implicit-midpoint", False), ("gauss-legendre-4", False), ("yoshida-4", False),
+    ("stormer-verlet", True), ("implicit-midpoint", True),
+])
+def test_mpmath_leaving_the_real_domain_in_every_path(scheme, compensated):
+    # implicit steps meet the complex value inside Newton's iteration, compositions in a stage,
+    # compensated runs in the separately lowered increment
+    with pytest.raises(NonRealValueError) as info:
+        ig.integrate(SQRT, scheme, Y0, dt="0.1", steps=40, backend="mpmath", dps=30, compensated=compensated)
+    exc = info.value
+    assert exc.trajectory == 1 and isinstance(exc.step, int) and exc.step >= 1 and exc.coordinate
+    assert f"step {exc.step}" in str(exc) and "trajectory 1" in str(exc)
+
+
+def test_numpy_run_gives_nan_and_a_named_warning_per_trajectory():
+    expected = _first_complex_verlet_step(lambda x: 1 / (2 * mpmath.sqrt(x)), Y0[1], "0.1", 40)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sol = ig.integrate(SQRT, "stormer-verlet", np.array(Y0, dtype=float), dt=0.1, steps=40, save_every=5)
+    named = [w.message for w in caught if isinstance(w.message, NonFiniteStateWarning)]
+    assert len(named) == 1
+    w = named[0]
+    assert isinstance(w, RuntimeWarning) and isinstance(w, GeomcheckError)
+    first_saved = next(n for n in range(0, 41, 5) if n >= expected)
+    assert (w.trajectories, w.first_seen, w.last_finite) == ([1], [first_saved], [first_saved - 5])
+    assert "p" in w.coordinates[0]
+    assert "trajectory 1" in str(w) and f"step {first_saved}" in str(w)
+    assert np.isnan(sol.y[-1, 1]).all() and np.isfinite(sol.y[:, 0]).all()
+
+
+def test_numpy_run_that_stays_finite_warns_nothing():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NonFiniteStateWarning)
+        sol = ig.integrate(SQRT, "stormer-verlet", np.array([Y0[0]], dtype=float), dt=0.1, steps=40)
+    assert np.isfinite(sol.y).all()

@@ -102,12 +102,13 @@ def test_a_nonconstant_factor_is_not_conformal():
 def test_contact_scaling_and_a_non_contact_map():
     M = gc.Chart("x p z")
     x, p, z = M.coords
-    lam = sp.Symbol("lambda")
+    lam = sp.Symbol("lambda", positive=True)
     eta = M.d(z) - p * M.d(x)
     ok = gc.certify_contact(gc.Map(M, M, [x, lam * p, lam * z]), eta)
     assert ok.holds is True and ok.factor == lam
     bad = gc.certify_contact(gc.Map(M, M, [x + z, p, z]), eta)
     assert bad.holds is False and bad.counterexample
+    assert bad.factor is None
 
 
 def test_a_map_that_kills_the_contact_form_is_not_contact():
@@ -123,8 +124,10 @@ def test_preserves_any_form_and_charts_identified_by_position():
     q, p = M.coords
     Q, P = N.coords
     rot = gc.Map(M, N, [p, -q])
-    assert gc.certify_preserves(rot, N.d(Q) ^ N.d(P)).holds is True
-    assert gc.certify_preserves(rot, N.d(Q)).holds is False
+    assert gc.certify_preserves(rot, N.d(Q) ^ N.d(P), identify="by position").holds is True
+    assert gc.certify_preserves(rot, N.d(Q), identify="by position").holds is False
+    with pytest.raises(ChartMismatchError, match="identify"):
+        gc.certify_preserves(rot, N.d(Q) ^ N.d(P))
 
 
 def test_certificate_is_not_a_boolean_and_serializes():

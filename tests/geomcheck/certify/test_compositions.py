@@ -248,8 +248,8 @@ def test_yoshida_sixth_order_solutions(solution):
     r = composition_order(g)
     assert r.order == 6 and r.exact
     assert r.certificate.stage == "numeric"
-    assert "numerically at 60 digits" in r.certificate.method
-    assert "numerically at 60 digits" in r.failure.method
+    assert r.precision.table_digits >= 59 and r.precision.relative < 1e-57     # refined to 60 digits
+    assert "precision of the coefficients" in r.certificate.claim and "every choice" in r.failure.method
     assert {cond.weight for cond in r.conditions} == {7}
     assert certify_composition_order(g, 8).holds is False
 
@@ -271,14 +271,14 @@ def test_kahan_li(order, stages):
         assert abs(x - sp.Float(s, 30)) < 1e-24
     r = composition_order(g)
     assert r.order == order and r.exact and r.certificate.stage == "numeric"
-    assert "numerically at 60 digits" in r.certificate.method
+    assert r.precision.relative < 1e-57 and "precision of the coefficients" in r.certificate.claim
 
 
 def test_double_precision_published_values():
     w = [0.78451361047755726382, 0.23557321335935813368, -1.17767998417887100695]
     g = w + [1 - 2 * sum(w)] + w[::-1]
     r = composition_order(g)
-    assert r.order == 6 and "numerically at 15 digits" in r.certificate.method
+    assert r.order == 6 and r.precision.label == "1e-15" and "up to the 1e-15 precision" in r.certificate.claim
     # a perturbation that keeps the sum and the symmetry fails at weight 3
     bad = list(g)
     bad[0] += 1e-4
@@ -397,3 +397,14 @@ def test_bad_orders_and_options():
         yoshida6("A", dps=5)
     with pytest.raises(CompositionCoefficientError):
         refine_composition([a, 1 - 2 * a, a], 4)
+
+
+def test_coefficients_given_by_cosines_of_rational_multiples_of_pi_are_exact():
+    # (c, 1 - 2c, c) sums to 1 and is palindromic: order 2 exactly, and the weight-3 condition
+    # 2 c^3 + (1 - 2c)^3 vanishes only at the triple jump's c, not at c = cos(pi/9)
+    c = sp.cos(sp.pi / 9)
+    r = composition_order([c, 1 - 2 * c, c])
+    assert r.order == 2 and r.exact and r.precision is None
+    assert "number field" in r.failure.method and "cos(pi/9)" in r.failure.method
+    x = sp.Symbol("x")
+    assert sp.minimal_polynomial(r.conditions[0].value - (2 * c ** 3 + (1 - 2 * c) ** 3), x) == x

@@ -125,7 +125,8 @@ def test_floats_accepted_with_exact_false_and_decided_numerically():
     assert not T.exact
     c = order(T, max_order=6)
     assert (c.order, c.holds, c.stage) == (4, True, "numeric")
-    assert "evidence, not a proof" in c.method and str(c.failing_tree) == "[τ⁴]"
+    assert "not a proof for exact coefficients" in c.method and str(c.failing_tree) == "[τ⁴]"
+    assert c.claim == "the order of RK4 in floats is 4, up to the 1e-15 precision of the entries"
 
 
 def test_inconsistent_nodes():

@@ -164,7 +164,9 @@ def test_first_order_integrator_is_explicit_and_first_order():
     values = dict(zip(phi.new, (X, P, Z)))
     assert decide_all_zero([gc.substitute(e, values) for e in phi.equations]).is_zero is True
     explicit = gc.Map(c.chart, c.chart, [X, P, Z], parameters=[h, alpha])
-    assert gc.certify_contact(explicit, c.eta).holds is True
+    assert gc.certify_contact(explicit, c.eta, small_step=h).holds is True
+    # 1 - alpha h vanishes at h = 1/alpha: contact for small steps, not for all
+    assert gc.certify_contact(explicit, c.eta).holds is False
     field = contact_hamiltonian_field(pj**2 / 2 + V(xj) + alpha * zj, c.eta).field
     assert gc.map_order(explicit, field, h, max_order=3) == 1
 
@@ -186,7 +188,7 @@ def test_orders_on_the_damped_harmonic_oscillator(builder, order):
     xj, pj, zj = c.chart.coords
     field = contact_hamiltonian_field(pj**2 / 2 + xj**2 / 2 + alpha * zj, c.eta).field
     assert gc.map_order(phi, field, h, max_order=3) == order
-    assert gc.certify_contact(phi, c.eta).holds is True
+    assert gc.certify_contact(phi, c.eta, small_step=h).holds is True
 
 
 # --------------------------------------------------------------------------- bad input

@@ -1,0 +1,1195 @@
+"""The decision procedure: structural, exact, modular, then randomized stages inside one budget."""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import sympy
+
+from ..domain import Domain, describe_pairs
+from ..errors import DomainError, ExpressionError, ImplicitMapError, InvalidArgumentError
+from . import modular
+from .analyticity import analyse
+from .budget import Alarm, Interrupted
+from .expansion import exact_stage
+from .implicit import NumericProblem, prepare_relations
+from .inputs import as_expr, as_relations, entries
+from .jets import clear_jet_cache
+from .memo import LRU
+from .pieces import has_enumerable, split
+from .numeric import (LOSSY, UNRESOLVED, BadPoint, Unevaluable, consistent_with_zero, context, from_sympy_number,
+                      resolved_nonzero, to_ctx)
+from .program import ADD, JET, MUL, NONFINITE, NUM, POWI, SYM, Program, symbol_key
+from .relations import Relation
+from .sampling import JET_SET_SIZE, Sampler, as_sympy_number
+
+__all__ = ["ZeroDecision", "Soundness", "decide_zero", "decide_all_zero", "decide_jacobian_singular", "clear_caches"]
+
+# ----------------------------------------------------------------------------------
+# Tunables, chosen from measurements on a 2-core x86 box with pure-Python integers
+# (no gmpy2): the exact stage multiplies ~7*10**5 pairs of polynomial terms per second,
+# the modular stage evaluates ~10**6 nodes per second, the numeric evaluator ~2*10**4
+# nodes per second at 50 digits.
+
+#: fraction of the total budget the exact stage may use before the other stages.
+EXACT_BUDGET_FRACTION = 0.4
+#: the same when every entry is within the modular stage's reach (a probabilistic proof in
+#: milliseconds is then the fallback, so expansion gets less time: it grows exponentially
+#: with the nesting of a composed map, evaluation does not).
+EXACT_BUDGET_FRACTION_MODULAR = 0.1
+#: above this many distinct subexpressions the exact stage is skipped: evaluation is
+#: linear in the size, expansion is not.
+EXACT_MAX_NODES = 60_000
+#: the same limit off the main thread, where no SIGALRM safety net can be armed.
+EXACT_MAX_NODES_THREAD = 20_000
+#: how many draws a randomized stage may spend on points that turn out singular.
+TRIES_PER_POINT = 4
+#: the modular stage proves zero when a nonzero expression would vanish at all its points
+#: with probability below this.
+MODULAR_TARGET = 2.0**-60
+#: at most this many points in the modular stage (more means the degree is too high for it).
+MODULAR_MAX_POINTS = 40
+#: integer symbols with at most this many values in their domain are enumerated, not sampled.
+ENUMERATE_MAX = 64
+#: precision escalation stops at this multiple of the requested digits.
+MAX_DPS_FACTOR = 8
+#: points the exploration of a possibly piecewise expression visits (at least).
+EXPLORE_POINTS = 24
+#: a piecewise expression is split into at most this many analytic pieces.
+MAX_PIECES = 32
+
+
+# ----------------------------------------------------------------------------------
+# Decisions
+
+
+@dataclass(frozen=True)
+class Soundness:
+    """What a decision rests on, as data (the conditions under which its verdict holds).
+
+    Attributes
+    ----------
+    stage : str
+        ``"structural"``, ``"exact"``, ``"modular"``, ``"randomized"``, ``"counterexample"``
+        or ``"unknown"``.
+    kind : str
+        ``"proof"`` (structural or exact), ``"probabilistic proof"`` (modular: a wrong
+        "zero" has probability at most ``error_bound``), ``"numerical evidence"``
+        (randomized evaluation of an expression proved analytic on the domain),
+        ``"counterexample"`` (a point of the domain where the expression is not zero) or
+        ``"undecided"``.
+    domain : str
+        The domain of the symbols, in words.
+    symbols : tuple of str
+        The symbols the verdict is about.
+    points : int
+        How many points were evaluated.
+    digits : int or None
+        The working precision of numeric evaluation.
+    jet_model : str or None
+        How undefined functions were treated.
+    error_bound : float or None
+        Modular stage: the probability bound of a wrong "zero".
+    degree : int or None
+        Modular stage: the bound on the total degree of the numerator.
+    analytic : str or None
+        Randomized stages: what the analysis of branches found.
+    relations : str or None
+        With implicit relations: how the solution manifold was reached.
+    domains : tuple of (str, str)
+        The domain of each symbol, in words (``("r", "in (0, oo)")``).
+    """
+
+    stage: str
+    kind: str
+    domain: str = ""
+    symbols: tuple = ()
+    points: int = 0
+    digits: int | None = None
+    jet_model: str | None = None
+    error_bound: float | None = None
+    degree: int | None = None
+    analytic: str | None = None
+    relations: str | None = None
+    domains: tuple = ()  # ((symbol name, its domain in words), ...)
+
+    def __str__(self):
+        parts = [f"{self.kind} ({self.stage})"]
+        if self.domain:
+            parts.append(f"domain: {self.domain}")
+        if self.points:
+            parts.append(f"{self.points} point{'s' if self.points != 1 else ''}")
+        if self.digits:
+            parts.append(f"{self.digits} digits")
+        if self.error_bound is not None:
+            parts.append(f"error probability <= {self.error_bound:.1e}")
+        if self.jet_model:
+            parts.append(self.jet_model)
+        if self.analytic:
+            parts.append(self.analytic)
+        if self.relations:
+            parts.append(self.relations)
+        return "; ".join(parts)
+
+    def to_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class ZeroDecision:
+    """The answer to "is this expression (are these expressions) identically zero?".
+
+    Attributes
+    ----------
+    is_zero : bool or None
+        True (zero), False (a confirmed counterexample) or None (unknown).
+    stage : str
+        ``"structural"``, ``"exact"``, ``"modular"``, ``"randomized"``, ``"counterexample"``
+        or ``"unknown"``: the stage that decided.
+    method : str
+        One readable sentence saying how it was decided (or why not).
+    point : dict or None
+        For a counterexample: ``{symbol name or jet description: value}``; values are
+        sympy numbers for drawn values, strings for computed ones (solved unknowns).
+    value : object or None
+        For a counterexample: the nonzero value at ``point`` (an mpmath number, or a
+        sympy Rational when it was computed exactly).
+    index : object or None
+        For :func:`decide_all_zero`: the key (mapping) or position (sequence) of the
+        entry that is nonzero (or undecided, for None).
+    soundness : Soundness or None
+        What the verdict rests on (stage, domain, points, digits, jet model, bounds).
+
+    Notes
+    -----
+    ``bool(decision)`` raises ``TypeError``: a decision has three values, so callers
+    must look at ``decision.is_zero`` and handle ``None``.
+    """
+
+    is_zero: bool | None
+    stage: str
+    method: str
+    point: dict | None = None
+    value: Any = None
+    index: Any = None
+    soundness: Soundness | None = field(default=None, compare=False)
+
+    def __bool__(self):
+        raise TypeError(
+            "a ZeroDecision has three values (True, False, None = unknown); "
+            "test decision.is_zero explicitly instead of its truth value"
+        )
+
+    def __str__(self):
+        return self.method
+
+
+# ----------------------------------------------------------------------------------
+# The public entry points
+
+_DECISION_CACHE = LRU(2048)
+
+
+def _fmt(v, n=3):
+    if isinstance(v, sympy.Basic):
+        return sympy.sstr(sympy.Float(v, n)) if v.is_real else str(sympy.N(v, n))
+    return mpmath.nstr(v, n)
+
+
+def _plural(n, word):
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _check_parameters(budget, dps, points):
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget > 0:
+        raise InvalidArgumentError(f"budget must be a positive number of seconds, got {budget!r}")
+    if isinstance(dps, bool) or not isinstance(dps, int) or dps < 15:
+        raise InvalidArgumentError(f"dps must be an int >= 15, got {dps!r}")
+    if isinstance(points, bool) or not isinstance(points, int) or points < 1:
+        raise InvalidArgumentError(f"points must be a positive int, got {points!r}")
+
+
+def _as_domain(domain) -> Domain:
+    if domain is None:
+        return Domain()
+    if isinstance(domain, Domain):
+        return domain
+    try:
+        return Domain(domain)
+    except DomainError:
+        raise
+    except Exception as exc:  # noqa: BLE001 -- anything malformed is a domain error for the user
+        raise DomainError(f"domain {domain!r} is not a mapping {{symbol: (lo, hi)}}: {exc}") from None
+
+
+def decide_zero(expr, *, budget=10.0, dps=50, points=3, relations=(), seed=0, domain=None) -> ZeroDecision:
+    """Decide whether ``expr`` is identically zero on a domain.
+
+    Parameters
+    ----------
+    expr : sympy.Expr or number
+        A scalar, commutative expression.  Undefined functions (``sympy.Function("V")``)
+        stand for arbitrary smooth functions; other symbols range over ``domain``.
+    budget : float
+        Total wall-clock seconds for all stages; when exhausted the answer is unknown.
+    dps : int
+        Decimal digits of the randomized evaluation (raised where the expression needs
+        it, up to 8 times; a counterexample is confirmed at twice the digits it was found at).
+    points : int
+        The least number of random points that must all give zero (the modular stage
+        takes as many as its error bound needs).
+    relations : Relation or sequence of Relation
+        Implicit equations on whose solution manifold ``expr`` must vanish.
+    seed : int
+        Seed of the (deterministic) random points and jet values; it is combined with a
+        structural hash of the expression, so different expressions get different points.
+    domain : Domain or mapping, optional
+        ``{symbol or name: (lo, hi)}``: where the symbols range.  Symbols not named take
+        the domain of their assumptions: ``positive`` (0, oo), ``integer`` the integers,
+        ``imaginary`` the imaginary axis, ``complex`` the plane, and a plain symbol the
+        whole real line.
+
+    Returns
+    -------
+    ZeroDecision
+        ``is_zero`` True, False (with the counterexample in ``point`` and ``value``) or
+        None (unknown, with the reason in ``method``); ``soundness`` says what the
+        verdict rests on.
+
+    Raises
+    ------
+    ExpressionError
+        ``expr`` cannot be a function: a matrix, a noncommutative expression, a
+        non-finite number, a relational or other non-expression object.
+    DomainError
+        A malformed domain.
+    InvalidArgumentError
+        A budget, ``dps`` or ``points`` out of range.
+
+    Notes
+    -----
+    The stages, cheapest first:
+
+    1. **structural**: the expression is a number.
+    2. **exact**: a sparse rational-function normal form in the atoms; a zero numerator
+       is a proof.
+    3. **modular**: for expressions built from rationals, symbols, jets, sums, products,
+       integer powers and square roots of rationals: exact evaluation modulo a random
+       61-bit prime at random points of the domain.  A nonzero residue proves the value
+       at that rational point nonzero (a genuine counterexample, however tiny: ``x/10**200``);
+       zero residues at ``k`` points make "zero" wrong with probability at most
+       ``(D / s)**k`` (Schwartz-Zippel: ``D`` the degree, ``s`` the number of values each
+       coordinate is drawn from, at least ``2**40``); ``k`` is chosen so that this is below
+       ``2**-60`` and stated in ``soundness.error_bound``.
+    4. **randomized**: the rest is evaluated in mpmath at random points of the domain with
+       an error bound on every operation.  It is only used when the expression is one
+       analytic function on the domain: every branch point (``sqrt``, ``log``, ``asin``,
+       ``atan`` through a pole) and non-analytic piece (``Abs``, ``Max``, ``Piecewise``,
+       ``floor``) is proved, by interval arithmetic over the whole domain, not to switch
+       (see :mod:`geomcheck.zero.analyticity`).  "Zero by randomized evaluation" then
+       means: at every sampled point the value is within its rounding error bound of 0,
+       with nothing rounded away that was genuinely there (an absorbed ``exp(-400)``, a
+       saturated ``tanh(1300)``, an unresolved ``sin(10**150 x)``: the digits are raised,
+       up to 8 times, or the answer is None); a nonzero analytic function vanishes only on
+       a thin set, so it is zero on the whole domain up to a small probability.  When a
+       branch may switch inside the domain the expression is explored at points spread
+       over many scales: a confirmed nonzero value is a counterexample; otherwise the
+       answer is None (the pieces not visited could be nonzero).
+
+    Undefined functions enter through their jets (derivatives at argument points), given
+    independent random values: equal argument points get equal values (exactly equal
+    rationals in the modular stage; within their error bounds in the randomized one),
+    distinct points independent ones, which is what an arbitrary smooth function allows.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x = sympy.Symbol("x")
+    >>> decide_zero((x + 1)**2 - x**2 - 2*x - 1).method
+    'zero by exact expansion (a rational function with integer coefficients in 1 atom)'
+    >>> decide_zero(sympy.sin(x)**2 + sympy.cos(x)**2 - 1).stage
+    'randomized'
+    >>> d = decide_zero(sympy.Max(x - sympy.Rational(19, 10), 0))   # zero only for x <= 19/10
+    >>> d.is_zero, d.point["x"] > sympy.Rational(19, 10)
+    (False, True)
+    >>> decide_zero(sympy.sqrt(x**2) - x, domain={x: (0, sympy.oo)}).is_zero
+    True
+    """
+    _check_parameters(budget, dps, points)
+    e = as_expr(expr)
+    return _decide_cached([(None, e)], True, float(budget), dps, points, as_relations(relations), seed,
+                          _as_domain(domain))
+
+
+def decide_all_zero(exprs, *, budget=10.0, dps=50, points=3, relations=(), seed=0, domain=None) -> ZeroDecision:
+    """Decide whether all of ``exprs`` are identically zero, sharing the work.
+
+    The entries share one canonicalization memo, one compiled expression DAG (common
+    subexpressions are expanded and evaluated once), the same random points and the same
+    jet values.
+
+    Parameters
+    ----------
+    exprs : mapping or sequence
+        ``{key: expr}``, a list/tuple of expressions, or a sympy Matrix (keys ``(i, j)``).
+    budget, dps, points, relations, seed, domain
+        As for :func:`decide_zero`; ``budget`` is for all entries together.
+
+    Returns
+    -------
+    ZeroDecision
+        True iff every entry is zero; False names in ``index`` the key (or position) of
+        an entry with a confirmed counterexample; None when undecided (``index`` names
+        the undecided entry when there is one).
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x, y = sympy.symbols("x y")
+    >>> d = decide_all_zero({"a": (x + y)**2 - x**2 - 2*x*y - y**2, "b": x*y - y*x + x})
+    >>> d.is_zero, d.index
+    (False, 'b')
+    """
+    _check_parameters(budget, dps, points)
+    items = [(k, as_expr(v, f"entry {k!r}")) for k, v in entries(exprs)]
+    return _decide_cached(items, False, float(budget), dps, points, as_relations(relations), seed, _as_domain(domain))
+
+
+def _decide_cached(items, single, budget, dps, points, rels, seed, domain):
+    start = time.monotonic()
+    try:
+        cache_key = (tuple(items), single, budget, dps, points, rels, seed, domain)
+        hash(cache_key)
+    except TypeError:
+        cache_key = None
+    if cache_key is not None:
+        hit = _DECISION_CACHE.get(cache_key)
+        if hit is not None:
+            return hit
+    job = _Job(items, single, start, budget, dps, points, rels, seed, domain)
+    decision = job.run()
+    # an unknown may become known with a fresh clock; only definite answers are kept
+    if cache_key is not None and decision.is_zero is not None:
+        _DECISION_CACHE.put(cache_key, decision)
+    return decision
+
+
+def clear_caches():
+    """Forget every memo of the engine (for benchmarks: no answer from a warm cache)."""
+    from .. import calculus
+    from ..certify import tableaux
+
+    clear_jet_cache()
+    _DECISION_CACHE.clear()
+    calculus.clear_caches()
+    tableaux.clear_caches()
+
+
+# ----------------------------------------------------------------------------------
+# One decision
+
+
+class _Verdict:
+    """The outcome of one stage on a set of roots."""
+
+    def __init__(self, status, method="", point=None, value=None, root=None, soundness=None):
+        self.status = status  # "zero", "nonzero", "unknown", "pass" (the stage cannot decide: try the next)
+        self.method = method
+        self.point = point
+        self.value = value
+        self.root = root
+        self.soundness = soundness
+
+
+class _Job:
+    """One call of decide_zero / decide_all_zero: its state and the phrasing of its answer."""
+
+    def __init__(self, items, single, start, budget, dps, points, rels, seed, domain):
+        self.items = items
+        self.single = single
+        self.start = start
+        self.deadline = start + budget
+        self.budget = budget
+        self.dps = dps
+        self.points = points
+        self.rels = rels
+        self.user_seed = seed
+        self.domain = domain
+        self.counts = {}  # how many entries each stage proved zero
+        self.exact_note = None
+        self.keys = {}  # root node -> entry key
+
+    # -- phrasing
+    def where(self, k):
+        return "" if self.single else f"entry {k!r} "
+
+    def index(self, k):
+        return None if self.single else k
+
+    def soundness(self, stage, kind, symbols=(), **kw):
+        syms = sorted(symbols, key=symbol_key)
+        pairs = tuple(self.domain.describe_each(syms))
+        return Soundness(stage, kind, describe_pairs(pairs), tuple(str(s) for s in syms), domains=pairs, **kw)
+
+    def unknown(self, why, k=None, soundness=None):
+        if self.exact_note:
+            why = f"{self.exact_note}, and {why}"
+        return ZeroDecision(None, "unknown", f"unknown: {why}", None, None, self.index(k),
+                            soundness or self.soundness("unknown", "undecided"))
+
+    def zero(self, stage, how, soundness):
+        if self.single:
+            return ZeroDecision(True, stage, how, soundness=soundness)
+        parts = [f"{n} {what}" for what, n in self.counts.items() if n]
+        n_all = len(self.items)
+        if not n_all:
+            return ZeroDecision(True, stage, "structurally zero: no nonzero component remains", soundness=soundness)
+        if len(parts) == 1 and stage == "structural":
+            return ZeroDecision(True, stage, f"all {n_all} entries are structurally 0", soundness=soundness)
+        return ZeroDecision(True, stage, f"all {n_all} entries are zero: " + ", ".join(parts), soundness=soundness)
+
+    # -- the stages
+    def run(self):
+        dps = self.dps
+        # ---- stage 1: structural
+        remaining = []
+        for k, e in self.items:
+            if e.is_Number:
+                if e in NONFINITE:
+                    raise ExpressionError(f"{self.where(k) or 'the expression '}is {e}, which is not a finite function")
+                if e.is_zero:
+                    continue
+                return ZeroDecision(False, "structural", f"nonzero: {self.where(k) or 'it '}is the constant {e}", {},
+                                    from_sympy_number(context(dps), e), self.index(k),
+                                    self.soundness("structural", "counterexample"))
+            remaining.append((k, e))
+        self.counts["structurally"] = len(self.items) - len(remaining)
+        if not remaining:
+            return self.zero("structural", "zero structurally (the expression is the number 0)",
+                             self.soundness("structural", "proof"))
+
+        # ---- jets and compilation: cooperative, with the SIGALRM safety net
+        try:
+            with Alarm(self.deadline):
+                prog = Program()
+                prog.deadline = self.deadline
+                roots = [prog.add(e, self.deadline) for k, e in remaining]
+                rel = prepare_relations(self.rels, prog.jet_memo, self.deadline) if self.rels else None
+        except Interrupted:
+            return self.unknown(f"rewriting derivatives as jets and compiling exceeded the {self.budget:g} s budget")
+        for (k, _e), r in zip(remaining, roots):
+            self.keys.setdefault(r, k)
+        self.prog = prog
+        self.seed = prog.digest(roots, self.user_seed, repr(self.domain))
+        todo = list(dict.fromkeys(roots))
+
+        # ---- stage 2: exact
+        fraction = EXACT_BUDGET_FRACTION
+        if rel is None and all(_modular_ok(prog, r) for r in todo):
+            fraction = EXACT_BUDGET_FRACTION_MODULAR
+        exact_deadline = min(self.deadline, time.monotonic() + fraction * self.budget)
+        main = threading.current_thread() is threading.main_thread()
+        limit = EXACT_MAX_NODES if main else EXACT_MAX_NODES_THREAD
+        proven = set()
+        if len(prog) > limit:
+            self.exact_note = f"the exact stage was skipped ({len(prog)} distinct subexpressions > {limit})"
+        else:
+            t0 = time.monotonic()
+            try:
+                with Alarm(exact_deadline):
+                    proven, reason = exact_stage(prog, todo, exact_deadline)
+                if reason:
+                    self.exact_note = f"the exact stage stopped: it {reason}"
+            except Interrupted:
+                self.exact_note = f"the exact stage exceeded its {exact_deadline - t0:.2g} s budget"
+        self.counts["by exact expansion"] = sum(1 for r in roots if r in proven)
+        todo = [r for r in todo if r not in proven]
+        all_symbols = {prog.exprs[i] for i in prog.reachable(roots) if prog.nodes[i][0] == SYM}
+        if not todo:
+            return self.zero("exact", f"zero by exact expansion ({_exact_phrase(prog)})",
+                             self.soundness("exact", "proof", all_symbols))
+
+        # ---- stages 3 and 4
+        try:
+            with Alarm(self.deadline):
+                return self.evaluate(prog, roots, todo, rel, all_symbols)
+        except Interrupted:
+            return self.unknown(f"the evaluation stages exceeded the {self.budget:g} s budget")
+
+    def evaluate(self, prog, roots, todo, rel, all_symbols):
+        """The modular stage for the rational roots, the numeric stages for the others."""
+        unknown_set = set()
+        if rel is not None:
+            unknown_set = set(rel.unknowns) | set(rel.derived_symbols)
+            unknown_nodes = {prog.symbols.get(u) for u in unknown_set} - {None}
+            if not unknown_nodes.intersection(prog.reachable(todo)):
+                rel = None  # nothing to solve for: the relations do not matter
+        verdicts = []
+        numeric_roots = todo
+        if rel is None:
+            rational = [r for r in todo if _modular_ok(prog, r)]
+            if rational:
+                v = self.modular_stage(prog, rational)
+                if v.status == "nonzero":
+                    return self.counterexample(v)
+                if v.status == "zero":
+                    verdicts.append(v)
+                    numeric_roots = [r for r in todo if r not in rational]
+        if numeric_roots:
+            v = self.numeric_stage(prog, numeric_roots, rel)
+            if v.status == "nonzero":
+                return self.counterexample(v)
+            if v.status == "unknown":
+                return self.unknown(v.method, self.keys.get(v.root) if v.root is not None else None, v.soundness)
+            verdicts.append(v)
+        # every root is zero
+        stage = "randomized" if any(v.soundness.stage == "randomized" for v in verdicts) else "modular"
+        kinds = [v.soundness for v in verdicts]
+        sound = kinds[0] if len(kinds) == 1 else _merge_soundness(kinds, self)
+        if self.single:
+            return ZeroDecision(True, stage, verdicts[0].method, soundness=sound)
+        for v in verdicts:
+            self.counts[v.method] = v.count
+        return self.zero(stage, "", sound)
+
+    # ---- the modular stage
+    def modular_stage(self, prog, roots):
+        try:
+            plan = modular.plan(prog, roots, self.deadline)
+        except modular.NotModular:
+            return _Verdict("pass")
+        symbols = sorted((prog.exprs[i] for i in plan.order if prog.nodes[i][0] == SYM), key=symbol_key)
+        has_jets = any(prog.nodes[i][0] == JET for i in plan.order)
+        sampler = Sampler(self.domain, self.seed)
+        try:
+            combos, free = _enumeration(sampler, symbols)
+        except ValueError as exc:
+            return _Verdict("unknown", f"the domain is empty for an integer symbol ({exc})")
+        D = max(plan.degree.values())
+        s = min([sampler.set_size(x) for x in free] + ([JET_SET_SIZE] if has_jets else []), default=None)
+        eps = 0.0 if s is None or D == 0 else D / s
+        eps += 2.0**-40  # the prime dividing a nonzero value of up to ~2**20 bits (fresh prime per point)
+        if eps >= 0.5:
+            return _Verdict("pass")
+        k = self.points
+        while eps**k > MODULAR_TARGET and k < MODULAR_MAX_POINTS:
+            k += 1
+        if eps**k > MODULAR_TARGET:
+            return _Verdict("pass")
+        node_of = {prog.symbols[x]: x for x in symbols}
+        done = bad = 0
+        j = 0
+        total = k * len(combos)
+        while done < total and j < TRIES_PER_POINT * total + 4:
+            combo = combos[done % len(combos)]
+            P, roots_of = modular.random_prime((self.seed, j), plan.radicands, plan.need_i)
+            base = {x: sampler.value(x, j, "modular") for x in free}
+            base.update(combo)
+
+            def jet_value(key, P=P):
+                return sampler.jet_value((key[0], key[1], key[2]), "modular")
+
+            ev = modular.ModularEvaluator(prog, plan, P, roots_of, jet_value, self.deadline)
+            j += 1
+            try:
+                vals = ev.run({i: base[x] for i, x in node_of.items()})
+            except modular.BadResidue:
+                bad += 1
+                continue
+            for r in roots:
+                if vals[r]:
+                    return self.modular_counterexample(prog, plan, r, sampler, symbols, free, base, P, roots_of)
+            done += 1
+        if done < total:
+            return _Verdict("pass")
+        bound = eps**k
+        enum = f" (each of the {len(combos)} values of the enumerated integer symbols)" if len(combos) > 1 else ""
+        jets = "undefined functions replaced by independent random jets, keyed by the exact argument" if has_jets else None
+        how = (f"zero by exact modular evaluation at {_plural(total, 'random point')}{enum} of the domain "
+               f"(modulo a random 61-bit prime per point; the numerator has degree <= {D}, so a nonzero "
+               f"expression would vanish at all of them with probability <= {bound:.1e})")
+        v = _Verdict("zero", how, soundness=self.soundness(
+            "modular", "probabilistic proof", symbols, points=total, jet_model=jets, error_bound=bound, degree=D))
+        v.count = len(roots)
+        v.method = how if self.single else f"by exact modular evaluation at {total} points (error probability <= {bound:.1e})"
+        return v
+
+    def modular_counterexample(self, prog, plan, root, sampler, symbols, free, base, P, roots_of):
+        """A nonzero residue: look for a readable point (small denominators) that shows it too."""
+        node_of = {prog.symbols[x]: x for x in symbols}
+        fixed = {x: v for x, v in base.items() if x not in free}
+        chosen = (base, P, roots_of, "modular")
+        for t in range(8):
+            nice = {x: sampler.value(x, 1000 + t, "numeric") for x in free}
+            nice.update(fixed)
+            P2, roots2 = modular.random_prime((self.seed, "nice", t), plan.radicands, plan.need_i)
+            ev = modular.ModularEvaluator(prog, plan, P2, roots2,
+                                          lambda key: sampler.jet_value(key, "numeric"), self.deadline)
+            try:
+                vals = ev.run({i: nice[x] for i, x in node_of.items()})
+            except modular.BadResidue:
+                continue
+            if vals[root]:
+                chosen = (nice, P2, roots2, "numeric")
+                break
+        point_vals, P, roots_of, mode = chosen
+        point = {str(x): as_sympy_number(point_vals[x]) for x in symbols}
+        value = None
+        if not plan.radicals and not plan.need_i:
+            jets_seen = {}
+
+            def jet_of(name, index, args):
+                key = (name, index, tuple(modular._residue(a, P) for a in args))
+                val = sampler.jet_value(key, mode)
+                jets_seen[(name, index, args)] = val
+                return val
+
+            exact = modular.exact_value(prog, plan.order, root, {i: point_vals[x] for i, x in node_of.items()}, jet_of)
+            if exact is not None:
+                value = sympy.Rational(exact.numerator, exact.denominator)
+                for (name, index, args), val in list(jets_seen.items())[:12]:
+                    label = _jet_text(name, index, [sympy.Rational(a.numerator, a.denominator) for a in args])
+                    point[label] = sympy.Rational(val.numerator, val.denominator)
+        if any(prog.nodes[i][0] == JET for i in plan.order) and value is None:
+            point["jets"] = "independent random values at each argument point (keyed modulo the prime)"
+        size = f"exactly {_fmt(value, 3)}" if value is not None else "a nonzero number"
+        how = (f"nonzero: the value is {size} at {_point_text(point)} (exact modular evaluation: its residue "
+               f"modulo the prime {P} is not 0)")
+        return _Verdict("nonzero", how, point, value, root,
+                        self.soundness("counterexample", "counterexample", symbols))
+
+    # ---- the numeric stages
+    def numeric_stage(self, prog, roots, rel):
+        try:
+            problem = NumericProblem(prog, roots, rel, self.seed, self.deadline)
+        except BadPoint as exc:
+            return _Verdict("unknown", f"the relations cannot be used: {exc}")
+        unknowns = set(rel.unknowns) | set(rel.derived_symbols) if rel is not None else set()
+        analysis = analyse(prog, problem.all_nodes, self.domain, unknowns, self.deadline)
+        symbols = sorted((x for x in prog.symbols if x not in unknowns), key=symbol_key)
+        reach = set(problem.all_nodes)
+        symbols = [x for x in symbols if prog.symbols[x] in reach]
+        small = rel.small if rel is not None else ()
+        sampler = Sampler(self.domain, self.seed, small)
+        has_jets = any(prog.nodes[i][0] == JET for i in reach)
+        runner = _PointRunner(self, prog, problem, roots, sampler, symbols)
+        if analysis.safe:
+            return self.randomized(runner, analysis, rel, has_jets, problem)
+        return self.explore(runner, analysis, rel, has_jets, problem)
+
+    def randomized(self, runner, analysis, rel, has_jets, problem):
+        dps, points = self.dps, self.points
+        try:
+            combos, free = _enumeration(runner.sampler, runner.symbols)
+        except ValueError as exc:
+            return _Verdict("unknown", f"the domain is empty for an integer symbol ({exc})")
+        needed = points * len(combos)
+        good, tries, skipped, escalated = 0, 0, [], 0
+        max_tries = TRIES_PER_POINT * needed + 4
+        while good < needed and tries < max_tries:
+            j = tries
+            tries += 1
+            base = runner.base(j, "numeric", free, combos[good % len(combos)])
+            out = runner.decide_point(base, dps, j)
+            if out.status == "skip":
+                skipped.append(out.method)
+                continue
+            if out.status == "nonzero":
+                return out
+            if out.status == "unknown":
+                return out
+            escalated = max(escalated, out.dps)
+            good += 1
+        if good < needed:
+            why = ", ".join(sorted(set(skipped))) or "no usable point"
+            return _Verdict("unknown", f"only {good} of {needed} random points were usable after {tries} draws ({why})")
+        notes = ["every point re-checked at twice the digits (the error bounds fell with the digits)"]
+        if escalated > dps:
+            notes.append(f"digits raised up to {escalated} where values needed it")
+        if has_jets:
+            notes.append("undefined functions replaced by independent random jets")
+        notes.append(f"symbols drawn in the domain: {self.domain.describe(runner.symbols)}" if runner.symbols
+                     else "no free symbols")
+        rel_phrase = _manifold_phrase(problem) if rel is not None else ""
+        how = (f"zero by randomized evaluation at {_plural(needed, 'point')} with {dps} digits{rel_phrase}, "
+               f"the expression being {analysis.phrase()} ({'; '.join(notes)})")
+        v = _Verdict("zero", how, soundness=self.soundness(
+            "randomized", "numerical evidence", runner.symbols, points=needed, digits=dps,
+            jet_model="independent random jets keyed by the argument point" if has_jets else None,
+            analytic=analysis.phrase(), relations=rel_phrase.strip() or None))
+        v.count = len(runner.roots)
+        if not self.single:
+            v.method = f"by randomized evaluation at {needed} points with {dps} digits{rel_phrase}"
+        return v
+
+    def explore(self, runner, analysis, rel, has_jets, problem):
+        """Piecewise on the domain: look for a counterexample everywhere; never answer zero."""
+        n = max(EXPLORE_POINTS, 8 * self.points)
+        visited = 0
+        for j in range(2 * n):
+            if visited >= n:
+                break
+            mode = "explore" if j % 3 else "numeric"
+            base = runner.base(10_000 + j, mode, runner.symbols, {})
+            out = runner.decide_point(base, self.dps, 10_000 + j, max_factor=4)
+            if out.status == "nonzero":
+                return out
+            if out.status in ("zero", "unknown"):
+                visited += 1
+        if rel is None:
+            proved = self.prove_by_pieces(runner.roots)
+            if proved is not None:
+                return proved
+        return _Verdict("unknown", f"the expression {analysis.phrase()}; it vanished at the {visited} points "
+                                   "explored across the domain, which does not show it zero on every piece",
+                        soundness=self.soundness("unknown", "undecided", runner.symbols, points=visited,
+                                                 digits=self.dps, analytic=analysis.phrase()))
+
+    def prove_by_pieces(self, roots):
+        """Zero on every analytic piece (see :mod:`geomcheck.zero.pieces`), or None."""
+        leaves, switches = [], []
+        stack = [self.prog.exprs[r] for r in roots]
+        if not all(has_enumerable(e) for e in stack):
+            return None  # a possible switch that is not an Abs/Max/Piecewise piece: nothing to split
+        while stack:
+            remaining = self.deadline - time.monotonic()
+            if remaining <= 0 or len(stack) + len(leaves) > MAX_PIECES:
+                return None
+            e = stack.pop()
+            if not has_enumerable(e):
+                d = decide_zero(e, budget=max(remaining / (len(stack) + 1), 0.05), dps=self.dps, points=self.points,
+                                seed=self.user_seed, domain=self.domain)
+                if d.is_zero is not True:
+                    return None
+                leaves.append(d)
+                continue
+            parts = split(e)
+            if parts is None:
+                return None
+            s, plus, minus = parts
+            switches.append(s)
+            stack.extend([plus, minus])
+        kinds = {d.soundness.kind for d in leaves if d.soundness is not None}
+        kind = next((k for k in ("numerical evidence", "probabilistic proof", "proof") if k in kinds), "proof")
+        stage = next((d.stage for d in leaves if d.stage == "randomized"), leaves[0].stage if leaves else "exact")
+        shown = ", ".join(dict.fromkeys(_short_text(x) for x in switches))
+        how = (f"zero on every piece: split where {shown} change{'s' if len(switches) == 1 else ''} sign, "
+               f"each of the {len(leaves)} pieces is zero on the whole domain ({'; '.join(dict.fromkeys(d.method for d in leaves))}); "
+               "the boundaries between pieces, a null set, are excepted")
+        symbols = {x for d in leaves if d.soundness is not None for x in d.soundness.symbols}
+        pairs = tuple(dict.fromkeys(pair for d in leaves if d.soundness is not None for pair in d.soundness.domains))
+        sound = Soundness(stage, kind, describe_pairs(pairs), tuple(sorted(symbols)),
+                          sum(d.soundness.points for d in leaves if d.soundness),
+                          self.dps if stage == "randomized" else None,
+                          analytic=f"piecewise: zero on each piece cut out by the signs of {shown}", domains=pairs)
+        v = _Verdict("zero", how, soundness=sound)
+        v.count = len(roots)
+        if not self.single:
+            v.method = f"on every piece ({len(leaves)} pieces)"
+        return v
+
+    # ---- answers
+    def counterexample(self, v):
+        k = self.keys.get(v.root)
+        method = v.method
+        if not self.single:
+            method = method.replace("nonzero: the value is", f"nonzero: entry {k!r} is", 1)
+        return ZeroDecision(False, "counterexample", method, v.point, v.value, self.index(k), v.soundness)
+
+
+def _modular_ok(prog, root) -> bool:
+    try:
+        modular.plan(prog, [root])
+    except modular.NotModular:
+        return False
+    return True
+
+
+def _enumeration(sampler, symbols):
+    """``(combos, free)``: integer symbols with few values are enumerated (every combination
+    of their values), the others are drawn at random."""
+    small = []
+    for x in symbols:
+        if sampler.kind(x) == "integer":
+            lo, hi = sampler.integer_window(*sampler.interval(x), 10**9)
+            if hi < lo:
+                raise ValueError(f"no integer lies in the domain of {x}")
+            if hi - lo + 1 <= ENUMERATE_MAX:
+                small.append((x, list(range(lo, hi + 1))))
+    combos = [{}]
+    for x, values in small:
+        combos = [{**c, x: (Fraction(v), Fraction(0))} for c in combos for v in values]
+        if len(combos) > 512:
+            return [{}], list(symbols)  # too many: sample them all
+    enumerated = {x for x, _ in small}
+    return combos, [x for x in symbols if x not in enumerated]
+
+
+def _merge_soundness(parts, job):
+    stage = "randomized" if any(p.stage == "randomized" for p in parts) else "modular"
+    kind = "numerical evidence" if stage == "randomized" else "probabilistic proof"
+    symbols = tuple(sorted(set().union(*(p.symbols for p in parts))))
+    bounds = [p.error_bound for p in parts if p.error_bound is not None]
+    pairs = tuple(dict.fromkeys(pair for p in parts for pair in p.domains))
+    return Soundness(stage, kind, describe_pairs(pairs), symbols,
+                     sum(p.points for p in parts), max((p.digits or 0) for p in parts) or None,
+                     next((p.jet_model for p in parts if p.jet_model), None),
+                     sum(bounds) if bounds else None, max((p.degree or 0 for p in parts), default=None) or None,
+                     next((p.analytic for p in parts if p.analytic), None),
+                     next((p.relations for p in parts if p.relations), None), pairs)
+
+
+class _PointOutcome(_Verdict):
+    def __init__(self, status, method="", point=None, value=None, root=None, soundness=None, dps=0, pv=None, j=0):
+        super().__init__(status, method, point, value, root, soundness)
+        self.dps = dps
+        self.pv = pv
+        self.j = j
+
+
+class _PointRunner:
+    """Evaluates the roots at one point, raising the precision where the values need it."""
+
+    def __init__(self, job, prog, problem, roots, sampler, symbols):
+        self.job = job
+        self.prog = prog
+        self.problem = problem
+        self.roots = roots
+        self.sampler = sampler
+        self.symbols = symbols
+
+    def base(self, j, mode, free, combo):
+        out = {x: self.sampler.value(x, j, mode) for x in free}
+        out.update(combo)
+        if j % 3 == 2 and self.problem.rel is not None:
+            # every third point takes the small symbols (step sizes) ten times larger, in
+            # (1/10, 1/2): reached by continuation, it shows defects of high order in them
+            for x in self.problem.rel.small:
+                if x in out:
+                    re, im = out[x]
+                    out[x] = (re * 10, im * 10)
+        return out
+
+    def decide_point(self, base, dps, j, max_factor=MAX_DPS_FACTOR):
+        """``zero``, ``nonzero`` (confirmed), ``skip`` (a singular point) or ``unknown``.
+
+        A point is zero when every root is within its error bound of 0 with nothing
+        rounded away, at two precisions, the bound shrinking with the digits (so the
+        smallness is rounding noise, not a genuine value hidden by a loose bound).
+        """
+        d = dps
+        start = None
+        candidate = None  # the evaluation at which every root looked zero
+        while True:
+            try:
+                pv = self.problem.evaluate(base, d, j, start)
+            except (BadPoint, ArithmeticError, ValueError, TypeError) as exc:
+                return _PointOutcome("skip", str(exc) or type(exc).__name__)
+            except Unevaluable as exc:
+                return _PointOutcome("unknown", f"randomized evaluation is impossible: {exc}")
+            ctx = context(d)
+            # a non-real value is a value like any other: the expression is not zero there
+            undecided = None
+            for r in self.roots:
+                v, e, fl = pv.vals[r], pv.errs[r], pv.flags[r]
+                if resolved_nonzero(ctx, v, e) and not fl & UNRESOLVED:
+                    return self.confirm(base, pv, r, j)
+                # zero within rounding, and the rounding itself small: a bound of 1e800 around
+                # cosh(1000 x)**2 - sinh(1000 x)**2 says nothing about a term exp(-100)
+                if consistent_with_zero(ctx, v, e) and not fl and e <= -ctx.prec / 2:
+                    continue
+                undecided = (r, fl)
+                break
+            if undecided is None:
+                if candidate is not None and self._shrank(candidate, pv):
+                    return _PointOutcome("zero", dps=candidate.dps, pv=candidate, j=j)
+                candidate = pv  # look again at twice the digits
+            else:
+                candidate = None
+            if d * 2 > dps * max_factor and candidate is None:
+                r, fl = undecided
+                what = ("information below the working precision was rounded away (a tiny term or a saturated "
+                        "function)" if fl & LOSSY else "a function was applied to an argument known too roughly "
+                        "(a huge argument, or a value at a jump)" if fl & UNRESOLVED
+                        else "its rounding error is too large to tell a small value from zero (huge terms cancel)")
+                return _PointOutcome("unknown",
+                                     f"{self.job.where(self.job.keys.get(r))}cannot be resolved at "
+                                     f"{_point_text(self.describe(base, pv, r), 160)} even at {d} digits: {what}",
+                                     root=r, soundness=self.job.soundness("unknown", "undecided", self.symbols,
+                                                                          digits=d))
+            start = pv.state
+            d *= 2
+
+    def _shrank(self, low, high) -> bool:
+        """Between two precisions every root's error bound fell with the digits."""
+        drop = 0.4 * context(low.dps).prec
+        return all(high.errs[r] == -math.inf or high.errs[r] <= low.errs[r] - drop for r in self.roots)
+
+    def confirm(self, base, pv, r, j):
+        """Re-evaluate at twice the digits: the value must agree within the error bounds."""
+        d2 = 2 * pv.dps
+        try:
+            pv2 = self.problem.evaluate(base, d2, j, pv.state)
+        except (BadPoint, ArithmeticError, ValueError, TypeError, Unevaluable) as exc:
+            return _PointOutcome("unknown", f"a nonzero value could not be confirmed at {d2} digits ({exc})", root=r)
+        ctx2 = context(d2)
+        v1, v2 = ctx2.convert(pv.vals[r]), pv2.vals[r]
+        e1, e2 = pv.errs[r], pv2.errs[r]
+        if not resolved_nonzero(ctx2, v2, e2) or pv2.flags[r] & UNRESOLVED:
+            return _PointOutcome("unknown", f"a value nonzero at {pv.dps} digits is not resolved at {d2}", root=r)
+        diff = v2 - v1
+        if diff and ctx2.mag(diff) > max(e1, e2) + 4:
+            return _PointOutcome("unknown", f"the values at {pv.dps} and {d2} digits disagree", root=r)
+        point = self.describe(base, pv2, r)
+        rel_phrase = _manifold_phrase(self.problem) if self.problem.rel is not None else ""
+        bound = _fmt(mpmath.mpf(2) ** int(min(e2, 10**6)) if e2 > -10**6 else 0)
+        how = (f"nonzero: the value is {_fmt(v2)} at {_point_text(point)}{rel_phrase}, confirmed at {d2} digits "
+               f"(its error bound is below {bound})")
+        if self.prog.has_float:
+            how += " (Floats in the expression are taken at their exact binary values)"
+        return _PointOutcome("nonzero", how, point, v2, r,
+                             self.job.soundness("counterexample", "counterexample", self.symbols, digits=d2))
+
+    def describe(self, base, pv, root):
+        """The counterexample: drawn symbols, solved unknowns and the jets the root uses."""
+        prog = self.prog
+        point = {}
+        reach = prog.reachable([root])
+        reach_set = set(reach)
+        for s in sorted(base, key=symbol_key):
+            if self.problem.rel is not None or prog.symbols.get(s) in reach_set:
+                point[str(s)] = as_sympy_number(base[s])
+        rel = self.problem.rel
+        if rel is not None and pv.state is not None:
+            for u, value in zip(rel.unknowns, pv.state):
+                point[str(u)] = mpmath.nstr(value, 20)
+            nd = len(rel.derived_symbols)
+            if nd:
+                point["derivatives of the unknowns"] = (f"{nd} values computed by the implicit function theorem "
+                                                        "at this point")
+        ev = self.problem.ev
+        for i in reach:
+            op, data, args = prog.nodes[i]
+            if op != JET:
+                continue
+            name, index, _label = data
+            rendered = []
+            for a in args:
+                aop, adata, _ = prog.nodes[a]
+                if aop == SYM and prog.exprs[a] in base:
+                    rendered.append(as_sympy_number(base[prog.exprs[a]]))
+                elif aop == NUM and isinstance(adata[0], int) and len(adata) == 2:
+                    rendered.append(sympy.Rational(*adata))
+                else:
+                    rendered.append(mpmath.nstr(pv.vals[a], 15))
+            value = ev.last_values.get(i)
+            point[_jet_text(name, index, rendered)] = (sympy.Rational(value.numerator, value.denominator)
+                                                      if value is not None else mpmath.nstr(pv.vals[i], 20))
+        if rel is not None:
+            for (name, k), D in sorted(self.problem.degrees.items()):
+                point[f"{name} (in the relations)"] = (f"a random polynomial of degree {D} in {k} variables "
+                                                      f"(seed {self.problem.seed % 10**6})")
+        return point
+
+
+def _short_text(e, n=40) -> str:
+    from .jets import from_jets
+
+    t = str(from_jets(e))
+    return t if len(t) <= n else t[: n - 3] + "..."
+
+
+def _jet_text(name, index, args) -> str:
+    """``V'(1/2)``, ``d2V/dx1dx2(1/2, 3)``: a jet in the user's notation (not ours)."""
+    order = sum(index)
+    argtext = ", ".join(str(a) for a in args)
+    if order == 0:
+        return f"{name}({argtext})"
+    if len(index) == 1:
+        return f"{name}{chr(39) * order}({argtext})" if order <= 3 else f"d^{order}{name}/dx^{order}({argtext})"
+    slots = "".join(f"dx{i + 1}" + (f"^{n}" if n > 1 else "") for i, n in enumerate(index) if n)
+    return f"d^{order}{name}/{slots}({argtext})"
+
+
+def _point_text(point, limit=240) -> str:
+    """The point, printed (not a reference to an attribute): ``x = 39/20, h = 1/30, ...``."""
+    parts = []
+    for k, v in point.items():
+        if k == "jets" or "(in the relations)" in k or k.startswith("derivatives of"):
+            continue
+        parts.append(f"{k} = {v}")
+    text = ", ".join(parts) or "every point (no symbol is involved)"
+    if len(text) > limit:
+        text = text[: limit - 25].rsplit(", ", 1)[0] + ", ... (all of it in .point)"
+    return text
+
+
+def _exact_phrase(prog):
+    n = sum(1 for op, _, _ in prog.nodes if op not in (NUM, ADD, MUL, POWI))
+    return f"a rational function with integer coefficients in {_plural(n, 'atom')}"
+
+
+def _manifold_phrase(problem):
+    rel = problem.rel
+    if rel is None:
+        return ""
+    names = list(map(str, rel.unknowns))
+    shown = ", ".join(names) if len(names) <= 12 else ", ".join(names[:12]) + f", ... ({len(names)} unknowns)"
+    txt = (f" on the solution manifold of {_plural(len(rel.equations), 'equation')} for "
+           f"{shown} (solved by Newton's method")
+    nd = len(rel.derived_symbols)
+    if nd:
+        txt += (f"; the {_plural(nd, 'derivative')} of the unknowns computed numerically by the implicit "
+                "function theorem at each evaluation point (one LU factorization of the Jacobian)")
+    if rel.small:
+        txt += (f"; {', '.join(sorted(map(str, rel.small)))} drawn in (1/100, 1/20), and in (1/10, 1/2) at every "
+                "third point, reached by continuation from small values")
+    if problem.degrees:
+        ds = sorted(set(problem.degrees.values()))
+        txt += (f"; undefined functions in the equations replaced by random polynomials of degree "
+                f"{'/'.join(map(str, ds))}")
+    return txt + ")"
+
+
+# ----------------------------------------------------------------------------------
+# Singular Jacobians of relations
+
+
+def decide_jacobian_singular(relation, *, budget=10.0, dps=50, points=3, seed=0, domain=None) -> ZeroDecision:
+    """Decide whether ``det(d equations / d unknowns)`` vanishes on the relation's solution manifold.
+
+    The equations are solved by Newton's method at random points (as in the randomized
+    stage of :func:`decide_zero`) and the determinant of the Jacobian is evaluated there;
+    one that is clearly nonzero relative to the sizes of the Jacobian's rows and stays so
+    at twice the digits proves the Jacobian nonsingular (``is_zero`` False, the point in
+    ``point``).  When Newton's method fails at every point, the Jacobian is evaluated with
+    the unknowns drawn at random too: if it is singular there at every point it is
+    singular identically (``is_zero`` True); otherwise the answer is None.
+
+    Parameters
+    ----------
+    relation : Relation
+    budget, dps, points, seed, domain
+        As for :func:`decide_zero`.
+
+    Returns
+    -------
+    ZeroDecision
+        ``is_zero`` True (singular), False (nonsingular) or None (undecided).
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x, u, v, h = sympy.symbols("x u v h")
+    >>> decide_jacobian_singular(Relation([u - x - h*v**2, v - h*u], [u, v], small=[h])).is_zero
+    False
+    >>> decide_jacobian_singular(Relation([u + v - x, 2*u + 2*v - 2*x], [u, v])).is_zero
+    True
+    """
+    _check_parameters(budget, dps, points)
+    if not isinstance(relation, Relation):
+        raise ExpressionError(f"decide_jacobian_singular expects a Relation, got {type(relation).__name__}")
+    domain = _as_domain(domain)
+    start = time.monotonic()
+    deadline = start + budget
+    if len(relation.equations) != len(relation.unknowns):
+        raise ImplicitMapError("decide_jacobian_singular needs as many equations as unknowns")
+    plain = Relation(relation.equations, relation.unknowns, guess=relation.guess, small=relation.small)
+    try:
+        with Alarm(deadline):
+            prog = Program()
+            prog.deadline = deadline
+            rel = prepare_relations((plain,), prog.jet_memo, deadline)
+            if len(rel.equations) != len(rel.unknowns):
+                return ZeroDecision(True, "exact", "singular: two equations coincide up to sign")
+            problem = NumericProblem(prog, [], rel, seed, deadline)
+    except Interrupted:
+        return ZeroDecision(None, "unknown", f"unknown: compiling the Jacobian exceeded the {budget:g} s budget")
+    unknown_set = set(rel.unknowns)
+    draw_syms = sorted((x for x in prog.symbols if x not in unknown_set), key=symbol_key)
+    sampler = Sampler(domain, prog.digest(problem.eq_roots, seed), rel.small)
+
+    def det_at(ctx, symv):
+        J = problem.jacobian_at(ctx, symv)
+        # relative to Hadamard's bound, a determinant below 10**(-0.7 dps) is rounding noise
+        bound = ctx.one
+        for row in J:
+            bound *= ctx.sqrt(ctx.fsum(abs(x) ** 2 for x in row))
+        if not bound:
+            return ctx.zero, True
+        det = ctx.det(ctx.matrix(J)) if J else ctx.one
+        return det, abs(det) <= bound * ctx.mpf(10) ** (-(7 * ctx.dps) // 10)
+
+    zero_points = failures = 0
+    try:
+        with Alarm(deadline):
+            for j in range(TRIES_PER_POINT * points):
+                if zero_points >= points:
+                    break
+                base = {x: sampler.value(x, j) for x in draw_syms}
+                ctx = context(dps)
+                try:
+                    pv = problem.evaluate(base, dps, j, order=[])
+                    symv = problem.symvals(ctx, base)
+                    symv.update(zip(problem.unknown_nodes, pv.state))
+                    det, small_det = det_at(ctx, symv)
+                except (BadPoint, ArithmeticError, ValueError, TypeError):
+                    failures += 1
+                    continue
+                if small_det:
+                    zero_points += 1
+                    continue
+                ctx2 = context(2 * dps)
+                try:
+                    pv2 = problem.evaluate(base, 2 * dps, j, start=pv.state, order=[])
+                    symv2 = problem.symvals(ctx2, base)
+                    symv2.update(zip(problem.unknown_nodes, pv2.state))
+                    det2, small2 = det_at(ctx2, symv2)
+                except (BadPoint, ArithmeticError, ValueError, TypeError):
+                    continue
+                if small2 or abs(det2 - det) > abs(det2) * ctx2.mpf(10) ** (-(dps // 2)):
+                    continue
+                point = {str(x): as_sympy_number(base[x]) for x in draw_syms}
+                point.update({str(u): mpmath.nstr(v, 20) for u, v in zip(rel.unknowns, pv2.state)})
+                return ZeroDecision(
+                    False, "counterexample",
+                    f"nonsingular: the Jacobian's determinant is {_fmt(det2)} at {_point_text(point)} of the "
+                    f"solution manifold (solved by Newton's method), confirmed at {2 * dps} digits", point, det2)
+            if zero_points >= points:
+                return ZeroDecision(True, "randomized",
+                                    f"singular: the Jacobian's determinant vanishes at {_plural(zero_points, 'point')} "
+                                    f"of the solution manifold ({dps} digits)")
+            if zero_points == 0:
+                # Newton failed everywhere: is the Jacobian singular even off the manifold?
+                free = 0
+                for j in range(points):
+                    ctx = context(dps)
+                    base = {x: sampler.value(x, j) for x in draw_syms}
+                    symv = problem.symvals(ctx, base)
+                    for u in rel.unknowns:
+                        symv[prog.symbols[u]] = to_ctx(ctx, sampler.value(u, j))
+                    try:
+                        _det, small_det = det_at(ctx, symv)
+                    except (BadPoint, ArithmeticError, ValueError, TypeError):
+                        break
+                    if not small_det:
+                        break
+                    free += 1
+                if free == points:
+                    return ZeroDecision(True, "randomized",
+                                        f"singular: the Jacobian's determinant vanishes at {_plural(points, 'point')} "
+                                        f"with the unknowns drawn at random too ({dps} digits); Newton's method "
+                                        "failed on the manifold")
+    except Interrupted:
+        return ZeroDecision(None, "unknown", f"unknown: the check exceeded the {budget:g} s budget")
+    why = (f"Newton's method failed at {_plural(failures, 'point')}" if failures else "no usable point")
+    if zero_points:
+        why += f", and the determinant vanished at {_plural(zero_points, 'point')} only"
+    return ZeroDecision(None, "unknown", f"unknown: {why}")
+
