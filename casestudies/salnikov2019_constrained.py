@@ -319,7 +319,8 @@ def knife_energy_on_constraint_manifold(sch) -> gc.Certificate:
                      r" so $|p_{k+1}| = |p_k|$.")
     return gc.Certificate("H o phi == H on <alpha(theta - h p_theta/2), p> = 0", decision.is_zero, decision.method,
                           stage=decision.stage, residual=residual,
-                          counterexample=decision.point if decision.is_zero is False else None, derivation=D)
+                          counterexample=decision.point if decision.is_zero is False else None, derivation=D,
+                          soundness=getattr(decision, "soundness", None))
 
 
 def _forward_symplectic_generic():

@@ -176,7 +176,8 @@ def discrete_power_balance(example, phi) -> gc.Certificate:
                      r" discrete power balance, exactly.")
     return gc.Certificate("H(X) - H(x) == h f_i(xbar) + grad H(xbar) . r (function space)", decision.is_zero,
                           decision.method, stage=decision.stage, residual=residual,
-                          counterexample=decision.point if decision.is_zero is False else None, derivation=D)
+                          counterexample=decision.point if decision.is_zero is False else None, derivation=D,
+                          soundness=getattr(decision, "soundness", None))
 
 
 # --------------------------------------------------------------------------- numerics
@@ -327,7 +328,8 @@ def run(profile="quick", out=".") -> CaseResult:
                 r" derived from eq. (2): " + tex_text(dec.method) + ".")
     res.certificates.append(("the pH form (J canonical, R = 0, port e_i = 1) reproduces the first-order system of"
                              " eq. (2)", gc.Certificate("(J - R) grad H + g e_i == F(X), e_i = 1", dec.is_zero,
-                                                        dec.method, stage=dec.stage, derivation=D1)))
+                                                        dec.method, stage=dec.stage, derivation=D1,
+                                                        soundness=getattr(dec, "soundness", None))))
     t = sympy.Symbol("t")
     y, qf = sympy.Function("y")(t), sympy.Function("q")(t)
     on_curve = {x1: y, x2: y.diff(t), q1: qf, q2: qf.diff(t)}
@@ -340,7 +342,8 @@ def run(profile="quick", out=".") -> CaseResult:
     D2 = D2.concluding("vanish: " + tex_text(dec2.method) + ".")
     res.certificates.append(("eq. (2) holds with y'' = F_2, q'' = F_4 of the pH form",
                              gc.Certificate("eq. (2) residual == 0 along X' = F(X)", dec2.is_zero, dec2.method,
-                                            stage=dec2.stage, derivation=D2)))
+                                            stage=dec2.stage, derivation=D2,
+                                            soundness=getattr(dec2, "soundness", None))))
     res.certificates.append(("power balance H' = -e_s^T f_s = e_i f_i", ex.power_balance))
     res.certificates.append(("almost-Dirac structure (graph of the 5 x 5 D): isotropic", ex.certificates["isotropic"]))
     res.certificates.append(("almost-Dirac structure: maximal rank", ex.certificates["maximal_rank"]))

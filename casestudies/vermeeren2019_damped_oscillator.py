@@ -222,7 +222,8 @@ def forced_del_certificate(potential=None):
     D = D.concluding(f"The residual vanishes: {gc.certify.certificate._tex_text(decision.method)}.")
     return gc.Certificate(claim="x_{k+1} - 2 x_k + x_{k-1} == -h^2 U'(x_k) - alpha h (x_{k+1} - x_{k-1})/2",
                           holds=decision.is_zero, method=decision.method, stage=decision.stage, residual=residual,
-                          counterexample=decision.point if decision.is_zero is False else None, derivation=D)
+                          counterexample=decision.point if decision.is_zero is False else None, derivation=D,
+                          soundness=getattr(decision, "soundness", None))
 
 
 def caldirola_kanai():
@@ -302,7 +303,8 @@ def exact_solution(critical: bool = False) -> ExactSolution:
     decision = decide_all_zero(residuals)
     cert = gc.Certificate(claim="x'' + alpha x' + x == 0, x(0) == x0, x'(0) == p0", holds=decision.is_zero,
                           method=decision.method, stage=decision.stage, residual=residuals,
-                          counterexample=decision.point if decision.is_zero is False else None)
+                          counterexample=decision.point if decision.is_zero is False else None,
+                          soundness=getattr(decision, "soundness", None))
     title = "critical damping" if critical else r"$\alpha < 2$"
     D = Derivation(r"Exact solution of $\ddot x + \alpha\dot x + x = 0$ (" + title + ")")
     D = D.add(r"The contact equations of $H = p^2/2 + x^2/2 + \alpha z$ give $\dot x = p$, $\dot p = -x - \alpha p$, so",
@@ -417,7 +419,8 @@ def contact_first_order_is_symplectic_euler(potential=None):
     decision = decide_all_zero(residual)
     return gc.Certificate(claim="Herglotz-1 on (x, p) == symplectic Euler with the damping force in its kick",
                           holds=decision.is_zero, method=decision.method, stage=decision.stage, residual=residual,
-                          counterexample=decision.point if decision.is_zero is False else None)
+                          counterexample=decision.point if decision.is_zero is False else None,
+                          soundness=getattr(decision, "soundness", None))
 
 
 # --------------------------------------------------------------------------- high precision

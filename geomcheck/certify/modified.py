@@ -153,5 +153,6 @@ def modified_hamiltonian(phi, omega: Form, h, order: int):
         claim=f"H~ o phi_h - H~ = O(h^{order + 1})", holds=decision.is_zero, method=decision.method,
         stage=decision.stage, residual=checks, factor=Ht,
         counterexample=decision.point if decision.is_zero is False else None, derivation=D,
+        soundness=getattr(decision, "soundness", None),
     )
     return Ht, cert

@@ -1073,4 +1073,5 @@ def certify_symmetric(phi, h) -> Certificate:
     return Certificate(
         claim="phi_h o phi_{-h} == id", holds=decision.is_zero, method=decision.method, stage=decision.stage,
         residual=residual, counterexample=decision.point if decision.is_zero is False else None, derivation=D,
+        soundness=getattr(decision, "soundness", None),
     )

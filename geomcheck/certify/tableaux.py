@@ -2404,7 +2404,8 @@ def is_diagonally_implicit(T) -> Certificate:
     return Certificate(claim=cert.claim, holds=holds,
                        method=f"{dom.describe()}: A is lower triangular but its diagonal is zero (explicit)",
                        stage=cert.stage if holds is False else "unknown",
-                       derivation=d.concluding("The diagonal of A vanishes: the method is explicit."))
+                       derivation=d.concluding("The diagonal of A vanishes: the method is explicit."),
+                       soundness=getattr(cert, "soundness", None))
 
 
 # ------------------------------------------------------------------ stability function

@@ -412,6 +412,7 @@ def _decided(claim, residuals: dict, D: Derivation, factor=None, witness=None, r
         residual=residuals, factor=factor,
         counterexample=decision.point if decision.is_zero is False else None,
         derivation=D, witness=witness if decision.is_zero is True else None,
+        soundness=getattr(decision, "soundness", None),
     )
 
 

@@ -373,6 +373,7 @@ def _equality_certificate(claim, residual: Form, D: Derivation, method_prefix=""
     return Certificate(
         claim=claim, holds=decision.is_zero, method=method_prefix + decision.method, stage=decision.stage,
         residual=residual, counterexample=_counterexample(residual, decision), derivation=D,
+        soundness=getattr(decision, "soundness", None),
     )
 
 
@@ -537,7 +538,7 @@ def certify_interaction_condition(system: CoupledSystem) -> Certificate:
     return Certificate(
         claim="sum_i c_i dq_i ^ df_i == 0 (Theorem 7), so L_X omega == 0",
         holds=holds, method=method, stage=decision.stage, residual=closed,
-        counterexample=_counterexample(closed, decision), derivation=D,
+        counterexample=_counterexample(closed, decision), derivation=D, soundness=getattr(decision, "soundness", None),
     )
 
 
@@ -594,7 +595,7 @@ def certify_invariant_submanifold(X, equations, solve_for=None, parameters=None,
         point["equation"] = eqs[decision.index]
     return Certificate(
         claim="X(g) == 0 on {g == 0}", holds=decision.is_zero, method=decision.method, stage=decision.stage,
-        residual=values, counterexample=point, derivation=D,
+        residual=values, counterexample=point, derivation=D, soundness=getattr(decision, "soundness", None),
     )
 
 
@@ -645,6 +646,7 @@ def certify_symplectic_on_submanifold(system, equations, solve_for=None, paramet
     return Certificate(
         claim="iota^* L_X omega == 0", holds=decision.is_zero, method=decision.method, stage=decision.stage,
         residual=restricted, counterexample=_counterexample(restricted, decision), derivation=D,
+        soundness=getattr(decision, "soundness", None),
     )
 
 

@@ -160,6 +160,7 @@ def _identity(claim, residual: Form, D: Derivation, where: str) -> Certificate:
     return Certificate(
         claim=claim, holds=decision.is_zero, method=f"{decision.method} ({where})", stage=decision.stage,
         residual=residual, counterexample=decision.point if decision.is_zero is False else None, derivation=D,
+        soundness=getattr(decision, "soundness", None),
     )
 
 

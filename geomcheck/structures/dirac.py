@@ -493,7 +493,8 @@ class AlmostDiracStructure:
 def _certificate(claim, decision, residual, D, good, bad) -> Certificate:
     if decision.is_zero is True:
         D = D.concluding(f"All components vanish: {good}.")
-        return Certificate(claim, True, decision.method, stage=decision.stage, residual=residual, derivation=D)
+        return Certificate(claim, True, decision.method, stage=decision.stage, residual=residual, derivation=D,
+        soundness=getattr(decision, "soundness", None))
     if decision.is_zero is False:
         D = D.concluding(r"The component $" + tex_text(str(decision.index)) + r"$ is not zero: " + bad + ".")
         return Certificate(claim, False, decision.method, stage="counterexample", residual=residual,

@@ -108,6 +108,7 @@ def _decided(claim, residuals, D, factor=None, relations=()) -> Certificate:
         claim=claim, holds=decision.is_zero, method=decision.method, stage=decision.stage,
         residual=residuals, factor=factor,
         counterexample=decision.point if decision.is_zero is False else None, derivation=D,
+        soundness=getattr(decision, "soundness", None),
     )
 
 
@@ -620,6 +621,7 @@ class DiscreteHerglotz:
             claim="(1 - h D4 L)(dz' - p' dx') - (1 + h D3 L)(dz - p dx) == d(z' - z - h L)",
             holds=decision.is_zero, method=decision.method, stage=decision.stage, residual=residual,
             factor=factor, counterexample=decision.point if decision.is_zero is False else None, derivation=D,
+            soundness=getattr(decision, "soundness", None),
         )
 
 

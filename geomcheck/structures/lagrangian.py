@@ -188,6 +188,7 @@ def _identity_certificate(claim, residual: Form, D: Derivation, what: str) -> Ce
     return Certificate(
         claim=claim, holds=decision.is_zero, method=decision.method + f" ({what})", stage=decision.stage,
         residual=residual, counterexample=decision.point if decision.is_zero is False else None, derivation=D,
+        soundness=getattr(decision, "soundness", None),
     )
 
 

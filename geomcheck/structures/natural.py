@@ -710,7 +710,7 @@ def certify_interaction_force(system: CoupledNaturalSystem, candidate, *, factor
     return Certificate(
         claim=f"the derived interaction force equals {label}", holds=dec.is_zero, method=dec.method,
         stage=dec.stage, residual=residual, counterexample=dec.point if dec.is_zero is False else None,
-        derivation=D)
+        derivation=D, soundness=getattr(dec, "soundness", None))
 
 
 # --------------------------------------------------------------------------- the energy balance
@@ -918,7 +918,8 @@ def certify_gradient_operator(system: NaturalSystem, matrix, sign=1, *, potentia
               r"\nabla V - " + ("" if sign == 1 else "(-1)") + r"D u &= " + _show(sympy.Matrix(residual).T))
     return Certificate(
         claim="grad V == sign * D u", holds=dec.is_zero, method=dec.method, stage=dec.stage, residual=residual,
-        counterexample=dec.point if dec.is_zero is False else None, derivation=D)
+        counterexample=dec.point if dec.is_zero is False else None, derivation=D,
+        soundness=getattr(dec, "soundness", None))
 
 
 def wave_beam_system(intervals=100, *, damping=(0, 0), contact=(sympy.Rational(1, 5), sympy.Rational(1, 5)),

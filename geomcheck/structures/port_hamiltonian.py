@@ -349,7 +349,8 @@ class PortHamiltonianSystem:
         claim = "dH/dt = -grad H^T R grad H + y^T u"
         if decision.is_zero is True:
             D = D.concluding(r"It vanishes: the power balance holds.")
-            return Certificate(claim, True, decision.method, stage=decision.stage, residual=residual, derivation=D)
+            return Certificate(claim, True, decision.method, stage=decision.stage, residual=residual, derivation=D,
+            soundness=getattr(decision, "soundness", None))
         if decision.is_zero is False:
             D = D.concluding(r"It does not vanish: the power balance fails.")
             return Certificate(claim, False, decision.method, stage="counterexample", residual=residual,
@@ -901,7 +902,8 @@ def _verify(F, x, u, H, J, R, g, budget=20.0, at=None) -> Certificate:
     D = D.concluding({True: "It does.", False: "It does not.", None: "Undecided."}[verdict])
     return Certificate("F == (J - R) grad H + g u", verdict, decision.method,
                        stage=decision.stage if verdict is not False else "counterexample",
-                       residual=res, counterexample=decision.point if verdict is False else None, derivation=D)
+                       residual=res, counterexample=decision.point if verdict is False else None, derivation=D,
+                       soundness=getattr(decision, "soundness", None))
 
 
 def _ansatz(n, variables, degree, dissipation=True):

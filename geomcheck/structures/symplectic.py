@@ -230,7 +230,7 @@ def certify_symplectic_vector_field(X: VectorField, w: Form) -> Certificate:
         stage=decision.stage,
         residual=L,
         counterexample=counterexample_of(L, decision),
-        derivation=D,
+        derivation=D, soundness=getattr(decision, "soundness", None),
     )
 
 
@@ -376,7 +376,7 @@ def is_hamiltonian(X: VectorField, w: Form, center=None) -> Certificate:
         return Certificate(
             claim="i_X omega == dH for some H", holds=decision.is_zero, method=decision.method,
             stage=decision.stage, residual=L,
-            counterexample=counterexample_of(L, decision), derivation=D,
+            counterexample=counterexample_of(L, decision), derivation=D, soundness=getattr(decision, "soundness", None),
         )
     alpha = interior(X, w)
     D = D.add(r"so $i_X\omega$ is closed; it is", r"i_X\omega &= " + show(alpha))
@@ -401,7 +401,7 @@ def is_hamiltonian(X: VectorField, w: Form, center=None) -> Certificate:
                 claim="i_X omega == dH for some H", holds=False,
                 method=f"d(i_X omega) != 0 ({closed.method}): i_X omega has no primitive",
                 stage=closed.stage, residual=dalpha, counterexample=counterexample_of(dalpha, closed),
-                derivation=D)
+                derivation=D, soundness=getattr(closed, "soundness", None))
         holds, stage = None, "unknown"
         method = f"L_X omega == 0 ({decision.method}) but the primitive found fails its check ({check.method})"
     return Certificate(

@@ -205,7 +205,8 @@ class Composition(Scheme):
             claim=f"{prop} (composition of {len(self.gammas)} steps of {self.base.name})", holds=c.holds,
             stage=c.stage, residual=c.residual, derivation=c.derivation, factor=factor,
             method=(f"each factor base(gamma_i h) is the base step at another step size, and the base step is"
-                    f" {prop} for every h on this system ({c.method}); so is their composite"))
+                    f" {prop} for every h on this system ({c.method}); so is their composite"),
+                    soundness=getattr(c, "soundness", None))
 
     def _palindromic(self, system):
         """A palindromic composition of a symmetric step is symmetric: its adjoint is itself.
@@ -221,7 +222,7 @@ class Composition(Scheme):
             claim=f"symmetric (palindromic composition of {len(self.gammas)} steps of {self.base.name})",
             holds=c.holds, stage=c.stage, residual=c.residual, derivation=c.derivation,
             method=(f"the coefficients are palindromic and the base step is symmetric on this system ({c.method});"
-                    " the adjoint of the composite is the same composition"))
+                    " the adjoint of the composite is the same composition"), soundness=getattr(c, "soundness", None))
 
     @property
     def order(self) -> int:
