@@ -1,4 +1,4 @@
-"""The published experiments of the papers in ../shared/papers, reproduced and checked.
+"""The published experiments of five papers, reproduced and checked.
 
 >>> import casestudies
 >>> isinstance(casestudies.names(), list)
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import importlib
 
-from ._core import PROFILES, CaseResult, Check
+from ._core import FINDING_KINDS, PROFILES, CaseResult, Check, Finding
 
-__all__ = ["names", "run", "describe", "CaseResult", "Check", "UnknownCaseError"]
+__all__ = ["names", "run", "describe", "CaseResult", "Check", "Finding", "FINDING_KINDS", "UnknownCaseError"]
 
 from geomcheck.errors import GeomcheckError, InvalidArgumentError
 
@@ -81,6 +81,12 @@ def run(name, profile="quick", out=None) -> CaseResult:
     """
     if profile not in PROFILES:
         raise InvalidArgumentError(f"unknown profile {profile!r}; expected one of: {', '.join(PROFILES)}")
+    if out is not None:
+        from geomcheck._files import directory_problem
+
+        problem = directory_problem(out)
+        if problem:   # before any work: a run takes seconds to minutes
+            raise InvalidArgumentError(f"cannot write the figures to {out!r}: {problem}")
     m = _module(name)
     if out is None:
         import tempfile

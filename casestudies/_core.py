@@ -9,17 +9,40 @@ A case study reproduces one published experiment.  Its module defines
 
 A :class:`Check` is one claim of the paper: what it says, what we measured, the expected
 value or bound with its tolerance, whether it passed, and where the paper says it.
+
+A :class:`Finding` is something we say ABOUT the paper, of one of four kinds
+(:data:`FINDING_KINDS`), each shown by a test:
+
+``error``       the authors' text is wrong (the only kind we call a misprint);
+``damage``      our converted (OCR/HTML) copy is damaged there: "as read in our copy";
+``convention``  an unstated but natural choice, a sign convention or an ambiguous reading: the
+                readings are stated and which of them holds;
+``critique``    the paper is not wrong as printed, but a method or claim has a weakness we show.
+
+Each case-study module lists its findings in ``FINDINGS`` (and in its docstring, one bullet
+``[kind] where: ...`` each) and the equation numbers it cites in ``EQUATIONS`` (number -> the
+text of our copy around it), so that both can be checked without running anything.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Check", "CaseResult", "check_below", "check_close", "check_true", "PROFILES"]
+__all__ = ["Check", "CaseResult", "Finding", "FINDING_KINDS", "check_below", "check_close", "check_true",
+           "PROFILES"]
 
 PROFILES = ("quick", "paper")
+
+#: kind -> how the report names it; only ``error`` is ever called a misprint
+FINDING_KINDS = {
+    "error": "error in the paper",
+    "damage": "damage in our converted copy",
+    "convention": "convention or reading",
+    "critique": "critique",
+}
 
 
 @dataclass(frozen=True)
@@ -60,6 +83,75 @@ class Check:
             "passed": bool(self.passed),
             "source": self.source,
         }
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Something we say about the paper, its kind, and the test that shows it.
+
+    Parameters
+    ----------
+    kind : {"error", "damage", "convention", "critique"}
+        See :data:`FINDING_KINDS`.
+    where : str
+        Where in the paper, as its own numbering has it ("eq. (27)", "slide 22", "Sec. 3").
+    statement : str
+        What we say, in full: what is printed (or read), what holds, and the measurement.
+    test : str
+        The pytest node id (``tests/....py::test_name``) that shows it.
+    readings : tuple of str
+        For a ``convention``: each reading and whether it holds (at least two).
+
+    >>> f = Finding("damage", "eq. (39)", "as read in our copy the factor 1/h is lost", "tests/x.py::test_y")
+    >>> f.is_misprint, f.title
+    (False, 'damage in our converted copy')
+
+    Raises
+    ------
+    InvalidArgumentError
+        An unknown kind, an empty text, a test that is not a pytest node id, or a convention
+        without its readings.
+    """
+
+    kind: str
+    where: str
+    statement: str
+    test: str
+    readings: tuple = ()
+
+    def __post_init__(self):
+        from geomcheck.errors import InvalidArgumentError
+
+        if self.kind not in FINDING_KINDS:
+            raise InvalidArgumentError(f"finding kind {self.kind!r}: expected one of {', '.join(FINDING_KINDS)}")
+        for name in ("where", "statement", "test"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value.strip():
+                raise InvalidArgumentError(f"finding {name} {value!r}: expected a non-empty string")
+        if not re.fullmatch(r"tests/[\w/]+\.py(::\w+)?", self.test):
+            raise InvalidArgumentError(f"finding test {self.test!r}: expected a pytest node id tests/...py::test_name")
+        if not isinstance(self.readings, tuple) or not all(isinstance(r, str) and r.strip() for r in self.readings):
+            raise InvalidArgumentError(f"finding readings {self.readings!r}: expected a tuple of strings")
+        if self.kind == "convention" and len(self.readings) < 2:
+            raise InvalidArgumentError(f"convention finding at {self.where}: state at least two readings and which"
+                                       " holds (readings=(...))")
+
+    @property
+    def title(self) -> str:
+        """The kind as the report names it."""
+        return FINDING_KINDS[self.kind]
+
+    @property
+    def is_misprint(self) -> bool:
+        """Only an error in the authors' text is a misprint."""
+        return self.kind == "error"
+
+    def to_dict(self) -> dict:
+        d = {"kind": self.kind, "title": self.title, "where": self.where, "statement": self.statement,
+             "test": self.test}
+        if self.readings:
+            d["readings"] = list(self.readings)
+        return d
 
 
 def _jsonable(v):
@@ -112,13 +204,14 @@ class CaseResult:
         The symbolic certificates of the scheme on this very system.
     derivations : list of Derivation
         Further typeset derivations (the paper's symbolic results).
-    misprints : list of (str, str)
-        (what is misprinted and what is right, the test that shows it).
-    disagreements : list of (str, str)
-        (a claim of the paper that does not hold as stated, with what holds instead and the
-        measurement, the test that shows it); the claims that do hold are checks.
+    findings : list of Finding
+        What we say about the paper (errors, damage in our copy, conventions, critiques), each
+        with its kind and test; the claims that hold are checks.
     notes : list of str
         Plain-text remarks for the report (e.g. which coefficients were used).
+    timings : dict
+        Wall times of parts of the run (label -> seconds): in summary.json, never in the report's
+        text, which depends on nothing but its inputs.
     seconds : float
         Wall time of the run.
     """
@@ -132,10 +225,15 @@ class CaseResult:
     figures: list = field(default_factory=list)
     certificates: list = field(default_factory=list)
     derivations: list = field(default_factory=list)
-    misprints: list = field(default_factory=list)
-    disagreements: list = field(default_factory=list)
+    findings: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    timings: dict = field(default_factory=dict)
     seconds: float = 0.0
+
+    @property
+    def misprints(self) -> list:
+        """``(statement, test)`` of the findings that are errors in the paper (nothing else is one)."""
+        return [(f.statement, f.test) for f in self.findings if f.is_misprint]
 
     @property
     def passed(self) -> bool:
@@ -155,11 +253,11 @@ class CaseResult:
                            for k, v in params.items()} if isinstance(params, dict) else params,
             "passed": self.passed,
             "seconds": round(self.seconds, 3),
+            "timings": {k: round(v, 3) for k, v in self.timings.items()},
             "checks": [c.to_dict() for c in self.checks],
             "certificates": [{"label": label, **_cert_summary(c)} for label, c in self.certificates],
             "figures": list(self.figures),
-            "misprints": [{"misprint": m, "test": t} for m, t in self.misprints],
-            "disagreements": [{"disagreement": d, "test": t} for d, t in self.disagreements],
+            "findings": [f.to_dict() for f in self.findings],
             "notes": list(self.notes),
         }
 

@@ -1,13 +1,14 @@
 r"""Komatsu, Terakawa & Yaguchi 2020, Section 5, second example: a mass-spring system on a beam.
 
-``m1 u1'' = -k (u1 - u2) + f``, ``m2 u2'' = -k (u2 - u1)`` (eq. 96); the mass ``u1`` touches the
-simply supported beam ``rho u3_tt = -u3_xxxx - f delta(x - x0)`` (eq. 97) at ``x0 = 0.8``;
+``m1 u1'' = -k (u1 - u2) + f``, ``m2 u2'' = -k (u2 - u1)`` (eq. (96)); the mass ``u1`` touches the
+simply supported beam ``rho u3_tt = -u3_xxxx - f delta(x - x0)`` (eq. (97)) at ``x0 = 0.8``;
 ``m1 = m2 = rho = 1``, ``k = 1000``, ``dt = 1e-3``, ``N = 100``, ``u3(0, x) = exp(-200 (x - 1/2)^2)``,
-everything else at rest (Figs. 8-10).  The paper does not state the final time; ``T = 1`` as in the
-first example.
+everything else at rest (eq. (102); Figs. 8-10).  The paper does not state the final time; ``T = 1`` as
+in the first example; ``N = 100`` is read as the number of intervals (``dx = 1/100`` as in the first
+example, so that ``x0 = 0.8`` is the node 80).
 
 The system is :func:`geomcheck.structures.mass_spring_beam_system` (force derived from equal
-contact velocities: eq. (94), ``f = dx/(rho dx + m1) (...)``), the scheme the AVF
+contact velocities: eq. (100), ``f = dx/(rho dx + m1) (...)``), the scheme the AVF
 discrete-gradient scheme; certified (Theorems 5 and 6) on the very system and scheme that run, and
 run through the same symbolic equations lowered to one linear solve per step
 (:func:`integrators.linear.lower_linear_scheme`; the test
@@ -25,15 +26,21 @@ history ``u^n`` is the total variation of its discrete acceleration over its ran
 beam's fast motion above its natural frequency ``sqrt(k/m2)``; a stiff spring (k = 1e7, negative control
 in the tests) lets ``u2`` follow ``u1`` and the ratio falls to about 1.
 
-Misprints
----------
-* Theorem 3 / eqs. (48), (93): ``rho/(m + rho)`` adds a mass to a mass per length; the derivation
-  (and the paper's own scheme (94)) has ``dx rho/(dx rho + m)`` (``test_theorem3_printed_force_needs_dx_1``).
-* Eq. (99): the discrete energy writes the velocities as the forward differences ``d+ u^(n)``
-  (= ``A v^(n) = (v^(n) + v^(n+1))/2`` on the scheme) next to the positions ``u^(n)``; that
-  quantity is not conserved (at the paper's values it changes by up to 45%: the beam's fast modes,
-  ``dt w >> 1``, have ``A v`` far from ``v``); the conserved one (Theorem 6) has ``v^(n)``
-  (``test_printed_eq99_energy_is_not_conserved``).
+Findings
+--------
+Each with its kind (``casestudies._core.FINDING_KINDS``) and the test that shows it (``FINDINGS``).
+
+* [convention] Theorem 3, eq. (51): the force's weights ``rho/(m + rho)`` and ``m/(m + rho)`` (also
+  eq. (98): ``1/(rho + m1)``) come from the naive ``delta(0)`` step; with ``rho`` a density they are
+  not the force of the semi-discretization, ``dx rho/(dx rho + m)`` and ``m/(dx rho + m)`` times ``dx``,
+  which the paper's own scheme (100) uses; with ``rho`` the contact node's mass ``rho dx`` they are.
+* [error] eq. (101): the discrete energy is printed with the forward differences ``d+ u^(n)``
+  (= ``A v^(n) = (v^(n) + v^(n+1))/2`` on the scheme) as velocities next to the positions ``u^(n)``;
+  that quantity is not conserved (at the paper's values it changes by up to 45%, 36% with ``d-`` for
+  the second mass, whose difference lost its superscript in our copy: the beam's fast modes,
+  ``dt w >> 1``, have ``A v`` far from ``v``); the conserved one (Theorem 6) has ``v^(n)``.
+* [damage] eq. (100): as read in our copy the force has lost its two minus signs; the derived force
+  restores them.
 
 Measured (paper profile: N = 100, dt = 1e-3, T = 1; about 20 s on this loaded 2-core machine):
 ``max |E^n - E^0|/E^0 = 1.1e-11`` (0.034 of the rounding budget; per step 0.34 of it; the beam's sharp
@@ -62,7 +69,8 @@ from geomcheck.structures import (
     mass_spring_beam_system,
 )
 
-from ._core import CaseResult, check_below, check_true
+from ._core import CaseResult, Finding, check_below, check_true
+from .komatsu2020_wave_beam import EQUATIONS as _FIRST_EXAMPLE
 from .komatsu2020_wave_beam import (
     EPS,
     ROUNDINGS,
@@ -77,23 +85,62 @@ from .komatsu2020_wave_beam import (
 )
 
 __all__ = ["NAME", "TITLE", "SOURCE", "Parameters", "run", "mass_spring_beam_scheme", "roughness",
-           "printed_eq99_energy", "MISPRINTS"]
+           "printed_eq101_energy", "FINDINGS", "EQUATIONS"]
 
 NAME = "komatsu-mass-spring-beam"
 TITLE = "A mass-spring system on a beam: energy conserved, the spring a shock absorber"
 SOURCE = ("M. Komatsu, S. Terakawa, T. Yaguchi, Energetic-property-preserving numerical schemes for coupled "
-          "natural systems, Mathematics 8 (2020) 249, Section 5 (second example), eqs. (93)-(99), Figs. 8-10")
+          "natural systems, Mathematics 8 (2020) 249, Section 5 (second example), eqs. (96)-(102), Figs. 8-10")
 
-MISPRINTS = [
-    ("Theorem 3, eqs. (48), (93): the force's weights are printed rho/(m + rho) and m/(m + rho), adding a mass to a "
-     "mass per length; the derivation with eps = e_k/dx, mu = dx gives dx rho/(dx rho + m) and m/(dx rho + m) "
-     "(times dx), which is what the paper's scheme (94) uses",
-     "tests/geomcheck/structures/test_natural.py::test_theorem3_printed_force_needs_dx_1"),
-    ("Eq. (99): the discrete energy is printed with the forward differences d+ u^(n) (= (v^(n) + v^(n+1))/2) as "
-     "velocities next to the positions u^(n); that is not conserved by the scheme (it changes by up to 45% at the "
-     "paper's values); the conserved energy of Theorem 6 has v^(n)",
-     "tests/casestudies/test_komatsu2020_mass_spring_beam.py::test_printed_eq99_energy_is_not_conserved"),
-]
+_TEST = "tests/geomcheck/structures/test_natural.py::"
+_OWN = "tests/casestudies/test_komatsu2020_mass_spring_beam.py::"
+
+#: equation number -> an excerpt of our copy's text at that display (whitespace aside).  Our copy prints
+#: no numbers at the displays: (96), (97) and (99) are fixed by the captions of Figs. 8-10, so the display
+#: between (97) and (99) is (98); the three displays after (99), the scheme, its discrete energy and the
+#: initial conditions, are (100)-(102) (one number a display, as (92)-(95) between the anchored (91) and
+#: (96)).  (51) is Theorem 3's system with its force: the fourth of the eight displays (48)-(55) between
+#: the anchored (47) and (56); (81), (82), (93) as in the first example (komatsu2020_wave_beam.EQUATIONS).
+EQUATIONS = {k: _FIRST_EXAMPLE[k] for k in (47, 48, 55, 56, 81, 82, 91, 92, 93, 94, 95)} | {
+    51: "f = ρ m + ρ ( V 1 + 1 d u 1 d t ) i m m + ρ δ V 2 δ u 2 + 2 u 2 t x = x 2",
+    96: "m 1 d 2 u 1 d t 2 = k ( u 1 u 2 ) + f , m 2 d 2 u 2 d t 2 = k ( u 2 u 1 ) ,",
+    97: "ρ 2 u 3 t 2 = 4 u 3 x 4 f δ ( x x 0 ) ( x ( 0 , L ) ) ,",
+    98: "f = 1 ρ + m 1 m 1 4 u 3 x 4 x = x 0 + ρ k ( u 1 u 2 ) .",
+    99: "E ( t ) = m 1 2 d u 1 d t 2 + k 2 ( u 1 u 2 ) 2 + m 2 2 d u 2 d t 2 + 0 L ρ 2 u 3 t 2",
+    100: "f = Δ x ρ Δ x + m 1 m 1 A t + δ x 4 ( u 3 ) j ( n ) + ρ k A t + u 1 ( n ) u 2 ( n ) ,",
+    101: "E ( n ) = m 1 2 δ t + u 1 ( n ) 2 + k 2 ( u 1 ( n ) u 2 ( n ) ) 2 + m 2 2 δ t u 2 ( n ) 2 + j = 1 N ρ 2 δ t +"
+         " ( u 3 ) j ( n ) 2",
+    102: "u 1 ( 0 ) = 0 , d u 1 d t ( 0 ) = 0 , u 2 ( 0 ) = 0 , d u 2 d t ( 0 ) = 0 , u 3 ( 0 , x ) = exp ( 200 ( x 1"
+         " 2 ) 2 )",
+}
+
+FINDINGS = (
+    Finding("convention", "Theorem 3, eq. (51)",
+            "Eq. (51) prints the force of a mass m touching a PDE of density rho with the weights rho/(m + rho) and "
+            "m/(m + rho), and the example's eq. (98) with 1/(rho + m1): what the naive delta(0) step gives, adding "
+            "a mass to a mass per length. The paper's own scheme, eq. (100), has dx/(rho dx + m1) instead",
+            _TEST + "test_theorem3_force_readings",
+            readings=(("rho the density and dV2/du2 the elastic force per length, with the delta vector e_k/dx: "
+                       "does not hold; the derived force has the weights dx rho/(dx rho + m) and m/(dx rho + m) "
+                       "times dx (eq. (100)); the two agree only for dx = 1"),
+                      ("rho the mass rho dx of the contact node and dV2/du2 the elastic force on that node (the "
+                       "naive reading of delta(0)): holds exactly"))),
+    Finding("error", "eq. (101)",
+            "Eq. (101), 'the discrete total energy of this system', writes the velocities as the forward "
+            "differences d+ u^(n) = (u^(n+1) - u^(n))/dt, next to the positions u^(n) (in our copy the second "
+            "mass's difference reads d_t u2^(n), its superscript lost; neither d+ nor d- changes the outcome). On "
+            "the scheme d+ u^(n) = A v^(n) = (v^(n) + v^(n+1))/2, and the quantity is not conserved: at the paper's "
+            "values it changes by up to 45% (36% with d- for the second mass), while Fig. 10 shows the energy conserved to rounding. The conserved "
+            "energy is Theorem 6's, with v^(n) (as the first example's eq. (94) has it); with the positions also at "
+            "the half step, A u^(n), the printed form would be conserved too",
+            _OWN + "test_printed_eq101_energy_is_not_conserved"),
+    Finding("damage", "eq. (100)",
+            "As read in our copy, eq. (100) gives f = dx/(rho dx + m1)(m1 A d4 (u3)_j + rho k A (u1 u2)): the minus "
+            "sign before m1 and the one between u1 and u2 are lost (our copy drops minus signs throughout). Of the "
+            "four ways to restore them only dx/(rho dx + m1)(-m1 (A d4 u3)_l + rho k A (u1 - u2)) is the derived "
+            "force, and it keeps the '+' our copy shows",
+            _TEST + "test_eq100_force_signs"),
+)
 
 
 @dataclass(frozen=True)
@@ -141,7 +188,7 @@ class Parameters:
 
 
 def mass_spring_beam_scheme(p: Parameters, force=None):
-    """The coupled system of eqs. (96)-(97) and its AVF scheme (eq. 94)."""
+    """The coupled system of eqs. (96)-(97) and its AVF scheme (eq. (100))."""
     s = mass_spring_beam_system(p.intervals, m1=_q(p.m1), m2=_q(p.m2), rho=_q(p.rho), k=_q(p.k),
                                 contact=_q(p.contact), length=_q(p.length))
     return discrete_gradient_scheme(s, avf_gradient, step=sympy.Symbol("h"), force=force)
@@ -166,18 +213,27 @@ def roughness(u, dt) -> float:
     return float(np.sum(np.abs(np.diff(a))) / span) if span > 0 else float("inf")
 
 
-def printed_eq99_energy(scheme, traj):
-    r"""Eq. (99) as printed, ``E^(n)`` with the velocities replaced by ``d+ u^(n) = (u^(n+1) - u^(n))/dt``.
+def printed_eq101_energy(scheme, traj, second="+"):
+    r"""Eq. (101) as printed: the energy with the velocities replaced by differences of the positions.
 
-    It is the system's own energy (Theorem 6) evaluated at ``(u^(n), d+ u^(n))``; n = 0 .. steps-1.
+    ``E(u^(n), w^(n))`` (the system's own energy, Theorem 6, at other velocities) with
+    ``w = d+ u^(n) = (u^(n+1) - u^(n))/dt`` for the mass ``u1`` and the beam; for the second mass
+    ``d+`` (``second="+"``) or ``d- u2^(n) = (u2^(n) - u2^(n-1))/dt`` (``second="-"``): our copy prints
+    its difference without the superscript.  Returned for n = 0 .. steps-1 (``"+"``) or 1 .. steps-1 (``"-"``).
     """
+    if second not in ("+", "-"):
+        raise InvalidArgumentError(f"second = {second!r}: expected '+' or '-'")
     S = scheme.system
-    h = _q(traj.dt)
-    (u1, _, U1, _), (u3, _, U3, _) = scheme.blocks(0), scheme.blocks(1)
-    E = (S.first.energy(u1, [(a - b) / h for a, b in zip(U1, u1)])
-         + S.second.energy(u3, [(a - b) / h for a, b in zip(U3, u3)]))
-    f = _vectorized(E, tuple(scheme.current) + tuple(scheme.new))
-    return _columns(f, np.hstack([traj.states[:-1], traj.states[1:]]))
+    n1, n3 = S.first.n, S.second.n
+    Z = traj.states
+    forward = (Z[1:] - Z[:-1]) / traj.dt                      # row n: (z^(n+1) - z^n)/dt
+    W = Z[:-1].copy()                                         # n = 0 .. steps-1
+    W[:, n1:2 * n1] = forward[:, 0:n1]
+    W[:, 2 * n1 + n3:] = forward[:, 2 * n1:2 * n1 + n3]
+    if second == "-":
+        W = W[1:]                                             # n = 1 .. steps-1
+        W[:, n1 + 1] = forward[:-1, 1]                        # (u2^n - u2^(n-1))/dt
+    return _columns(_vectorized(S.energy(), S.chart.coords), W)
 
 
 def _figures(p, sch, tr, out):
@@ -218,9 +274,9 @@ def _figures(p, sch, tr, out):
     ax.semilogy(tr.times[1:], np.maximum(dev[1:], 1e-18), ".", ms=2, label="|E^n - E^0| / E^0 (Fig. 10)")
     ax.semilogy(tr.times[1:], budget, "r-", lw=1, label="rounding budget")
     ax.semilogy(tr.times[1:], EPS * np.arange(1, len(tr.times)), "k:", lw=1, label="eps x n")
-    E99 = printed_eq99_energy(sch, tr)
-    ax.semilogy(tr.times[1:-1], np.maximum(np.abs(E99[1:] - E99[0]) / E99[0], 1e-18), lw=0.8,
-                label="eq. (99) as printed")
+    E101 = printed_eq101_energy(sch, tr)
+    ax.semilogy(tr.times[1:-1], np.maximum(np.abs(E101[1:] - E101[0]) / E101[0], 1e-18), lw=0.8,
+                label="eq. (101) as printed")
     ax.set_title("energy deviation", fontsize=9)
     ax.set_xlabel("t")
     ax.legend(fontsize=7)
@@ -269,21 +325,23 @@ def run(profile="quick", out=".", parameters=None) -> CaseResult:
     res.certificates.append((f"Theorem 6 (discrete energy identity of the AVF scheme), mass-spring + beam, N = {N}",
                              certify_discrete_energy_balance(sch)))
     B = S.second
-    res.certificates.append((f"grad V3 = D4 u3 with D4 as printed (eq. 90, corner 5), N = {N}",
+    res.certificates.append((f"grad V3 = D4 u3 with D4 as printed (eq. (93), corner 5), N = {N}",
                              certify_gradient_operator(B, fourth_difference_matrix(B.n, B.spacing), 1)))
     res.derivations.append(S.force.derivation)
     from integrators.linear import lower_linear_scheme
 
     lowered = lower_linear_scheme(sch.equations, sch.current, sch.new, {sch.step: _q(p.dt)})
-    res.derivations.append(_lowering_derivation(sch, p.dt, lowered, "(u_1, v_1, u_3, v_3)", "(94)"))
-    res.misprints.extend(MISPRINTS)
-    E99 = printed_eq99_energy(sch, tr)
+    res.derivations.append(_lowering_derivation(sch, p.dt, lowered, "(u_1, v_1, u_3, v_3)", "(100)"))
+    res.findings = list(FINDINGS)
+    E101 = printed_eq101_energy(sch, tr)
+    E101m = printed_eq101_energy(sch, tr, "-")
     res.notes.append(
         f"N = {N} (dx = {p.length / N:g}), dt = {p.dt:g}, T = {p.t_end:g} ({p.steps} steps; T is not stated in the "
         f"paper); m1 = {p.m1:g}, m2 = {p.m2:g}, rho = {p.rho:g}, k = {p.k:g}, x0 = {p.contact:g}. "
         f"E^0 = {tr.energy[0]:.12g}; max |E^n - E^0|/E^0 = {np.max(np.abs(tr.energy - tr.energy[0])) / tr.energy[0]:.3g}; "
         f"max |c^n| = {np.max(np.abs(tr.mismatch)):.3g}; roughness R(u1) = {r1:.4g}, R(u2) = {r2:.4g} "
-        f"(ratio {r1 / r2:.3g}); eq. (99) as printed drifts by {np.max(np.abs(E99 - E99[0])) / E99[0]:.3g} (relative).")
+        f"(ratio {r1 / r2:.3g}); eq. (101) as printed drifts by {np.max(np.abs(E101 - E101[0])) / E101[0]:.3g} (relative; "
+        f"{np.max(np.abs(E101m - E101m[0])) / E101m[0]:.3g} with d- u2 for the second mass).")
     res.figures.extend(_figures(p, sch, tr, out))
     res.seconds = time.perf_counter() - t0
     return res

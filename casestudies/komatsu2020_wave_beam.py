@@ -1,16 +1,17 @@
 r"""Komatsu, Terakawa & Yaguchi 2020, Section 5, first example: a wave equation coupled to a beam.
 
-``u1_tt = u1_xx - g1 u1_t + f delta(x - x1)`` on (0, 1), ``u1 = 0`` at both ends;
-``u2_tt = -u2_xxxx - g2 u2_t - f delta(x - x2)``, simply supported; ``x1 = x2 = 0.2``,
-``dx = 1/100``, ``dt = 1e-3``, ``T = 1``, ``u1(0, x) = exp(-200 (x - 1/2)^2)``, all velocities 0;
+``u1_tt = u1_xx - g1 u1_t + f delta(x - x1)`` on (0, 1), ``u1 = 0`` at both ends (eqs. (87), (90));
+``u2_tt = -u2_xxxx - g2 u2_t - f delta(x - x2)``, simply supported (eqs. (88), (90)); ``x1 = x2 = 0.2``,
+``dx = 1/100``, ``dt = 1e-3``, ``T = 1``, ``u1(0, x) = exp(-200 (x - 1/2)^2)``, all velocities 0 (eq. (95));
 undamped (``g1 = g2 = 0``, Figs. 2-4) and damped (``g1 = g2 = 10``, Figs. 5-7).
 
 One definition, three uses
 --------------------------
-The system is :func:`geomcheck.structures.wave_beam_system` (``D2`` and ``D4`` as printed, point
-deltas ``e_k/dx``, weights ``dx``, the force derived from equal contact velocities), the scheme is
-:func:`geomcheck.structures.discrete_gradient_scheme` with the average-vector-field gradient (the
-paper's scheme (61)/(82), here eq. (89)).  The *same* objects are
+The system is :func:`geomcheck.structures.wave_beam_system` (``D2`` and ``D4`` as printed in
+eq. (93), point deltas ``e_k/dx``, weights ``dx``, the force derived from equal contact velocities),
+the scheme is :func:`geomcheck.structures.discrete_gradient_scheme` with the average-vector-field
+gradient (the paper's scheme (61)/(82), written out for this example as eq. (92)).  The *same*
+objects are
 
 1. certified: :func:`~geomcheck.structures.certify_energy_balance` (Theorem 5) and
    :func:`~geomcheck.structures.certify_discrete_energy_balance` (Theorem 6) on the very system and
@@ -24,33 +25,64 @@ paper's scheme (61)/(82), here eq. (89)).  The *same* objects are
 
 Energies, the dissipation and the contact mismatch are the system's own expressions, lambdified.
 
-What the paper's text says and what the run says
-------------------------------------------------
-The paper plots the energy deviation (Fig. 4: "preserved up to the accumulation of the rounding
-errors") and the damped energy (Fig. 7: "monotonically dissipated").  Here every step's discrete
-energy identity ``(E^{n+1} - E^n)/dt = -mu1 g1 |d+ u1|^2 - mu2 g2 |d+ u2|^2`` is checked to
-rounding, the energy is checked to decrease at every step, and the contact velocities to stay equal.
+What the paper says and what the run checks
+-------------------------------------------
+* Fig. 4 ("preserved up to the accumulation of the rounding errors") and Fig. 7 ("monotonically
+  dissipated"): every step's discrete energy identity ``(E^{n+1} - E^n)/dt = -mu1 g1 |d+ u1|^2 -
+  mu2 g2 |d+ u2|^2`` is checked to rounding, the damped energy to decrease at every step, and the
+  contact velocities to stay equal.
+* Fig. 2 ("the waves are partly reflected at the connecting point") and the text ("the wave packet
+  splits and propagates towards the connecting point and the right boundary"): at the time
+  ``t* = (center - x1) + 3 sigma`` (``sigma = 1/sqrt(2 width)``; ``t* = 0.45``), when the left-going
+  half of the packet has passed ``x1`` and no reflection from a wall has come back, the wave's
+  energy is split by position (:func:`energy_partition`): the right-going half keeps ``E^0/2``; of
+  the incident ``E^0/2``, the part between ``x1`` and the right-going half is the reflected part
+  ``R``; the rest went past ``x1`` along the string or into the beam.  "Partly": ``R >= 0.1`` and
+  the rest ``>= 0.1``; and the parts add up to ``E^0/2`` within 1%.
+* Fig. 3 ("although there exist no wave in the initial state, some waves are excited"): the beam
+  starts with ``E2 = 0`` and reaches ``max E2 >= 0.01 E^0``.  (The text's "slow" wave is not quantified.)
+* Fig. 6 ("the excitation ... is smaller than that in the case without the damping terms"):
+  ``max |u2|`` damped < undamped.
+* The remark after Fig. 4, bounded energy gives bounded solutions (the discrete Poincare
+  inequality): with ``u = 0`` at both ends, ``max_k |u_k| <= sqrt(L)/2 |d+ u|`` (sharp: a tent) and
+  ``|d+ u| <= L/2 |d2 u|`` (summation by parts), so ``max |u1| <= sqrt(L E / 2)`` and
+  ``max |u2| <= L^{3/2}/4 sqrt(2 E)`` (:func:`max_norm_ratios`); checked on both runs with ``E = E^0``
+  (the energy never exceeds it).
 
-The energy is that of Theorem 6 (``mu (1/2 v.v + V)``) with the wave potential whose gradient is
-``-D2 u``; the wave energy as eq. (91) prints it (sum over interior nodes of
-``1/4((d+ u)^2 + (d- u)^2)``) is not the energy of ``D2`` and is *not* conserved by the run
-(``test_printed_eq91_energy_is_not_conserved``).  The force of Theorem 6 as printed (``G1 A v2`` for
-``G1 A v1``) is harmless at the paper's ``x1 = x2`` (the contact nodes share their index, and on the
-invariant set ``c = 0`` the velocities there agree), but with ``x1 != x2`` it lets the contact
-velocities drift apart and breaks the dissipation identity
-(``test_printed_theorem6_force_breaks_the_damped_run``).
+Findings
+--------
+Each with its kind (``casestudies._core.FINDING_KINDS``) and the test that shows it (``FINDINGS``).
 
-Measured (paper profile: N = 100, dt = 1e-3, 1000 steps; about 60 s on this loaded 2-core machine,
-most of it the four N = 100 certificates): undamped ``max |E^n - E^0|/E^0 = 1.2e-12`` (0.009 of the
-rounding budget; per step 0.29 of it), ``|c^n| <= 1.1e-15``; damped energy 8.818 -> 0.0128, decreasing
-at every step, identity within 0.09 of the per-step budget, ``|c^n| <= 1.3e-13``; the beam's
-excitation 0.028 damped vs 0.111 undamped; the 50-digit identity (N = 20, 5 steps) ``5e-51``.
-The quick profile (N = 30, dt = 2e-3, T = 0.4) takes about 10 s.
+* [error] eqs. (26)-(27): the second subsystem is damped with ``G1`` (``G1 du2/dt``); the
+  derivation gives ``G2``, as eq. (34) prints it.
+* [error] eq. (21): the second kinetic energy is written with ``du1/dt``.
+* [error] Theorem 5 (its energy E): the kinetic energy lacks the factor 1/2.
+* [convention] Theorem 5, eq. (78): the dissipation without the weights ``mu1, mu2``: right if
+  ``G(w, w)`` carries the ``dx`` of eq. (9), wrong with eq. (8)'s form, which the proof uses.
+* [convention] Theorem 2, eq. (44): the printed force is the nodal force (the naive ``delta(0)``
+  step the paper announces), not the coefficient of ``delta(x - x1)``, which is ``dx`` times it.
+* [convention] eq. (94): the wave energy summed over all nodes (the differences leaving the grid
+  omitted) is the conserved energy of ``D2``; over the interior nodes only it is not.
+* [error] Theorem 6, eq. (82): ``G1 A v2`` for ``G1 A v1`` in the force; harmless at the paper's
+  ``x1 = x2``, it breaks the damped energy identity for ``x1 != x2``.
+* [damage] eq. (92): as read in our copy the nodal force ``f_d`` has lost two minus signs; the
+  derived force restores them, keeping every sign our copy shows.
+
+Measured
+--------
+(paper profile: N = 100, dt = 1e-3, 1000 steps; about 60 s on this loaded 2-core machine, most of
+it the four N = 100 certificates): undamped ``max |E^n - E^0|/E^0 = 1.2e-12`` (0.009 of the rounding
+budget; per step 0.29 of it), ``|c^n| <= 1.1e-15``; damped energy 8.818 -> 0.0128, decreasing at
+every step, identity within 0.09 of the per-step budget, ``|c^n| <= 1.3e-13``; the beam's excitation
+0.028 damped vs 0.111 undamped; the 50-digit identity (N = 20, 5 steps) ``5e-51``.  At ``t* = 0.45``:
+reflected ``R = 0.839`` of the incident half, 0.012 past ``x1``, 0.149 in the beam, the right-going
+half 1.000; ``max E2 / E^0 = 0.084``; the bounds used at most 0.48 (wave) and 0.11 (beam).
+The quick profile (N = 30, dt = 2e-3, T = 0.45) takes about 12 s.
 
 The rounding budget (:func:`rounding_ratios`): ``10 eps`` times the first-order rounding scale of
-the energy (:func:`rounding_scale`), per step for the identity, summed over the steps for the
-energy deviation; 10 allows for a step's few roundings (the solve, the update, two evaluations of
-the energy).  A check passes when the run uses at most the whole budget (ratio <= 1).
+the energy (:func:`rounding_scale`), per step for the identity, summed over the steps for the energy
+deviation; 10 allows for a step's few roundings (the solve, the update, two evaluations of the
+energy).  A check passes when the run uses at most the whole budget (ratio <= 1).
 """
 
 from __future__ import annotations
@@ -77,18 +109,18 @@ from geomcheck.structures import (
 
 from integrators.linear import LinearStep, lower_linear_scheme  # noqa: F401  (re-exported for the tests)
 
-from ._core import CaseResult, check_below, check_true
+from ._core import CaseResult, Finding, check_below, check_close, check_true
 
 __all__ = [
     "NAME", "TITLE", "SOURCE", "Parameters", "run", "LinearStep", "lower_linear_scheme", "Trajectory",
     "rounding_scale", "rounding_ratios", "initial_state", "gaussian_state", "high_precision_identity",
-    "simulate", "wave_beam_scheme", "MISPRINTS", "EPS",
+    "simulate", "wave_beam_scheme", "energy_partition", "max_norm_ratios", "FINDINGS", "EQUATIONS", "EPS",
 ]
 
 NAME = "komatsu-wave-beam"
 TITLE = "Wave equation coupled to a beam: energy conserved and dissipated by a discrete-gradient scheme"
 SOURCE = ("M. Komatsu, S. Terakawa, T. Yaguchi, Energetic-property-preserving numerical schemes for coupled "
-          "natural systems, Mathematics 8 (2020) 249, Section 5 (first example), eqs. (87)-(91), Figs. 2-7")
+          "natural systems, Mathematics 8 (2020) 249, Section 5 (first example), eqs. (87)-(95), Figs. 2-7")
 
 #: double-precision unit roundoff (2^-53): the scale of "to rounding"
 EPS = 2.0 ** -53
@@ -96,25 +128,131 @@ EPS = 2.0 ** -53
 _TEST = "tests/geomcheck/structures/test_natural.py::"
 _OWN = "tests/casestudies/test_komatsu2020_wave_beam.py::"
 
-#: the misprints of the paper that bear on this experiment, each with the test that shows it
-MISPRINTS = [
-    ("Eqs. (26)-(27) damp the second subsystem with G1 (G1 du2/dt); the derivation (and eqs. (29), (34)) "
-     "gives G2 du2/dt", _TEST + "test_eq27_misprint_G1_for_G2"),
-    ("Eq. (21) writes the second kinetic energy with du1/dt; it is du2/dt", _TEST + "test_eq21_misprint_kinetic_energy"),
-    ("Theorem 5, eq. (78): the kinetic energy lacks the factor 1/2 (its proof and Theorem 6 have it)",
-     _TEST + "test_theorem5_energy_misprint_missing_half"),
-    ("Theorem 5, eq. (77): the dissipation lacks the weights mu1, mu2 (the proof has them)",
-     _TEST + "test_theorem5_dissipation_needs_weights"),
-    ("Theorem 2, eq. (44): the printed f is the nodal force f/dx of the semi-discretization (eq. (89)), "
-     "not the coefficient of delta(x - x1); off by a length dx", _TEST + "test_theorem2_is_the_nodal_force"),
-    ("Eq. (91): the wave energy summed over the interior nodes of 1/4((d+ u)^2 + (d- u)^2) is not the energy of "
-     "D2 (it counts the two boundary edges once instead of twice) and is not conserved by the scheme; the "
-     "conserved one is 1/2 sum_{i=0}^{N-1} (d+ u_i)^2 dx", _OWN + "test_printed_eq91_energy_is_not_conserved"),
-    ("Theorem 6, eq. (82): the printed f^{n+1/2} has G1 A v2 in its first term; the derivation (and eq. (61)) "
-     "has G1 A v1. At the paper's x1 = x2 the slip is harmless (the contact nodes share their index, and on c = 0 "
-     "the two agree); with x1 != x2 the contact velocities drift apart and the damped energy identity fails",
-     _OWN + "test_printed_theorem6_force_breaks_the_damped_run"),
-]
+#: equation number -> an excerpt of our copy's text at that display (whitespace aside).  Our copy
+#: prints no equation numbers at the displays; the numbers are fixed by the paper's own references:
+#: (8)-(9) are the two displays between (7) ("the form in Equation (7)") and (10) ("the partial
+#: differential Equation (10)"); "Equation (21) =" opens display (22); (25) is the display whose "first equality" the text uses;
+#: (26)-(27) are the two displays between (25) and the model (28) ("Equation (28) without the
+#: dissipation terms"); (33)/(34) are Theorem 1's system and force ("ith and jth elements of Equation
+#: (33)", "Substitution of Equation (34)"); (40) and (47) are the two models semi-discretized in
+#: Section 4, and the six displays between them are (41)-(46), Theorem 2's system with its force the
+#: fourth; (56) is the average-vector-field formula (Remark 5), so (48)-(55) are the eight displays
+#: before it; (61), (62), (74)-(76), (80)-(82), (85), (86) are named in the text; Theorem 5's
+#: force and dissipation balance are the two displays after (76); (87)-(91) are fixed by the figure
+#: captions ((87)-(89) the model, (91) the continuous energy) and the text ((90) the boundary
+#: conditions); the four displays between (91) and (96) (Fig. 8) are (92)-(95).
+EQUATIONS = {
+    7: "m d 2 u d t 2 = V ( u ) 𝒢 d u d t , in which 𝒢 is a positive semidefinite operator.",
+    8: "𝒢 ( w 1 , w 2 ) = w 1 𝒢 w 2 or",
+    9: "𝒢 ( w 1 , w 2 ) = w 1 𝒢 w 2 d x . These are nonnegative if w 1 = w 2 .",
+    10: "ρ 2 u t 2 = δ H δ u , where ρ is typically the density",
+    21: "d d t m 1 2 d u 1 d t · d u 1 d t + V 1 ( u 1 ) + m 2 2 d u 1 d t · d u 1 d t + V 2 ( u 2 )",
+    22: "E q u a t i o n ( 21 ) = d u 1 d t · V 1 ( u 1 ) 𝒢 1 d u 1 d t + f e i",
+    24: "Thus, for conservation of the energy d u 1 d t i = d u 2 d t j is sufficient.",
+    25: "d 2 u 1 d t 2 i = d 2 u 2 d t 2 j , d u 1 d t i t = 0 = d u 2 d t j t = 0",
+    26: "1 m 1 V 1 ( u 1 ) i 𝒢 1 d u 1 d t i + f = 1 m 2 V 2 ( u 2 ) j 𝒢 1 d u 2 d t j f",
+    27: "f = m 2 m 1 + m 2 ( V 1 ( u 1 ) 𝒢 1 d u 1 d t ) i m 1 m 1 + m 2 ( V 2 ( u 2 ) 𝒢 1 d u 2 d t ) j",
+    28: "As a result, the coupled model equation is m 1 d 2 u 1 d t 2 = V 1 ( u 1 ) 𝒢 1 d u 1 d t + f e i",
+    32: "Theorem 1. Provided that d u 1 d t i t = 0 = d u 2 d t j t = 0 ,",
+    33: "for any solutions to the equations of the interconnected systems m 1 d 2 u 1 d t 2 = V 1 ( u 1 ) 𝒢 1 d u 1"
+        " d t + f e i",
+    34: "𝒢 2 d u 2 d t f e j , f = m 2 m 1 + m 2 ( V 1 ( u 1 ) + 𝒢 1 d u 1 d t ) i m 1 m 1 + m 2 ( V 2 ( u 2 ) + 𝒢 2"
+        " d u 2 d t ) j",
+    40: "Firstly, we consider ρ 1 2 u 1 t 2 = δ V 1 δ u 1 𝒢 1 u 1 t + f δ ( x x 1 ) x 1 ( 0 , L 1 )",
+    41: "For this coupled system, the total energy is defined by E = E 1 + E 2 , E 1 = 0 L 1 ρ 1 2 u 1 t 2 + V 1 ( u ) d x",
+    44: "f = ρ 2 ρ 1 + ρ 2 δ V 1 δ u 1 + 𝒢 1 u 1 t x = x 1 ρ 1 ρ 1 + ρ 2 δ V 2 δ u 2 + 𝒢 2 u 2 t x = x 2",
+    46: "In particular, in the absence of the dissipation terms, the energy is preserved: d E d t = 0 . Secondly, we"
+        " consider",
+    47: "Secondly, we consider m d 2 u 1 d t 2 = V 1 ( u 1 ) 𝒢 1 d u 1 d t + f e i , ρ 2 u 2 t 2",
+    48: "of which the total energy is E = E 1 + E 2 , E 1 = m 2 d u 1 d t · d u 1 d t + V 1 ( u 1 )",
+    55: "The first condition is a discrete counterpart of the chain rule d V d t = V · d u d t .",
+    56: "¯ V ( u , v ) = 0 1 V ( ( 1 s ) u + s v ) d s",
+    61: "δ t + u 1 ( n ) = A t + v 1 ( n ) , m 1 δ t + v 1 ( n ) = ¯ V 1 ( u 1 ( n + 1 ) , u 1 ( n ) )",
+    62: "Theorem 4. Provided that ( u 1 ( 1 ) ) i ( u 1 ( 0 ) ) i Δ t = ( u 2 ( 1 ) ) j ( u 2 ( 0 ) ) j Δ t ,",
+    74: "ρ 1 d 2 u ^ 1 d t 2 = V ^ 1 ( u ^ 1 ) G ^ 1 d u ^ 1 d t + f ^ ε 1 , ρ 2 d 2 u ^ 2 d t 2 = V ^ 2 ( u ^ 2 )"
+        " G ^ 2 d u ^ 2 d t f ^ ε 2 , and Equation (47) into",
+    75: "m d 2 u ^ 1 d t 2 = V ^ 1 ( u ^ 1 ) G ^ 1 d u ^ 1 d t + f ^ e i , ρ d 2 u ^ 2 d t 2 = V ^ 2 ( u ^ 2 )"
+        " G ^ 2 d u ^ 2 d t f ^ ε ,",
+    76: "Theorem 5. Provided that μ 1 ε 1 · d u ^ 1 d t t = 0 = μ 2 ε 2 · d u ^ 2 d t t = 0 ,",
+    77: "f ^ = μ 1 ε 1 · ε 1 ρ 1 + μ 2 ε 2 · ε 2 ρ 2 1 μ 1 ρ 1 ε 1 · ( V ^ 1 ( u ^ 1 ) + G ^ 1 d u ^ 1 d t )",
+    78: "the energy is not increasing: d E d t = G ^ 1 ( d u ^ 1 d t , d u ^ 1 d t ) G ^ 2 ( d u ^ 2 d t ,"
+        " d u ^ 2 d t ) 0 ,",
+    80: "μ 1 d 2 u ^ 1 d t 2 · ε 1 μ 2 d 2 u ^ 2 d t 2 · ε 2 = 0 . We show this equality in what follows.",
+    81: "Theorem 6. Provided that μ 1 ε 1 · u ^ 1 ( 1 ) μ 1 ε 1 · u ^ 1 ( 0 ) Δ t = μ 2 ε 2 · u ^ 2 ( 1 )",
+    82: "f ^ ( n + 1 2 ) = μ 1 ε 1 · ε 1 ρ 1 + μ 2 ε 2 · ε 2 ρ 2 1 μ 1 ρ 1 ε 1 · ( ¯ V 1 ( u ^ 1 ( n + 1 ) ,"
+        " u ^ 1 ( n ) ) + G ^ 1 A t + v ^ 2 ( n ) )",
+    85: "E q u a t i o n ( 85 ) = δ t + u ^ 1 ( n ) ·",
+    86: "μ 1 ε 1 · ( δ t 2 u ^ 1 ( n ) ) μ 2 ε 2 · ( δ t 2 u ^ 2 ( n ) ) = 0 under the assumption in Equation (81)",
+    87: "2 u 1 t 2 = 2 u 1 x 2 γ 1 u 1 t + f δ ( x x 1 ) ( x ( 0 , L 1 ) ) ,",
+    88: "2 u 2 t 2 = 4 u 2 x 4 γ 2 u 2 t f δ ( x x 2 ) ( x ( 0 , L 2 ) ) ,",
+    89: "f = 1 2 2 u 1 x 2 x = x 1 + 4 u 2 x 4 x = x 2 γ 1 u 1 t x = x 1 + γ 2 u 2 t x = x 2",
+    90: "u 1 ( t , 0 ) = u 1 ( t , L 1 ) = 0 , u 2 ( t , 0 ) = u 2 ( t , L 2 ) = 2 u 2 x 2 ( t , 0 ) = 2 u 2 x 2"
+        " ( t , L 2 ) = 0 .",
+    91: "E ( t ) = E 1 ( t ) + E 2 ( t ) , E 1 ( t ) = 0 L 1 1 2 u 1 t 2 + 1 2 u 1 x 2 d x",
+    92: "f d = 1 2 ( δ x 2 A t + u 1 ( n ) ) k 1 + ( δ x 4 A t + u 2 ( n ) ) k 2 γ 1 A t + ( v 1 ) k 1 ( n ) +"
+        " γ 2 A t + ( v 2 ) k 2 ( n ) .",
+    93: "D 2 = 1 Δ x 2 2 1 1 2 1 1 2 1 1 2 , D 4 = 1 Δ x 4 5 4 1 4 6 4 1",
+    94: "E 1 ( n ) = i 1 = 1 N 1 1 2 ( v 1 ) i 1 ( n ) 2 + 1 4 δ x + ( u 1 ) i 1 ( n ) 2 + δ x ( u 1 ) i 1 ( n ) 2"
+        " Δ x",
+    95: "u 1 ( 0 , x ) = exp ( 200 ( x L 1 2 ) 2 ) , u 1 t ( 0 , x ) = 0 , u 2 ( 0 , x ) = 0 , u 2 t ( 0 , x ) = 0 .",
+}
+
+#: what we say about the paper (the error, damage, convention and critique kinds), each with its test
+FINDINGS = (
+    Finding("error", "eqs. (26)-(27)",
+            "Eqs. (26)-(27) damp the second subsystem with G1 (G1 du2/dt); the derivation from eq. (25) gives "
+            "G2 du2/dt, as Theorem 1's eq. (34) prints it. The conversion of our copy loses signs and operator "
+            "symbols, not subscripts, and the slip is in both displays, so it is the authors'; the printed force "
+            "differs from the derived one whenever G1 != G2",
+            _TEST + "test_eq27_misprint_G1_for_G2"),
+    Finding("error", "eq. (21)",
+            "Eq. (21) writes the second subsystem's kinetic energy as m2/2 du1/dt . du1/dt; it is "
+            "m2/2 du2/dt . du2/dt (the right-hand side of eq. (21) has du2/dt); with du1/dt the energy balance fails",
+            _TEST + "test_eq21_misprint_kinetic_energy"),
+    Finding("error", "Theorem 5 (its energy E)",
+            "Theorem 5's energy E = mu1 (rho1 du1.du1 + V1) + mu2 (rho2 du2.du2 + V2) lacks the factor 1/2 "
+            "of the kinetic energies (its proof differentiates rho1/2 du1.du1, and Theorem 6's E_d has it; our "
+            "copy keeps the 1/2 there); without it the energy is not conserved",
+            _TEST + "test_theorem5_energy_misprint_missing_half"),
+    Finding("convention", "Theorem 5, eq. (78)",
+            "Eq. (78) writes the dissipation as G1(du1, du1) + G2(du2, du2), without the weights mu1, mu2 "
+            "that its proof and Theorem 6 write; whether it holds depends on what G(w, w) means for a "
+            "semi-discretized PDE",
+            _TEST + "test_theorem5_dissipation_readings",
+            readings=(("G(w, w) = w.G w, the form of eq. (8) for vectors, as the proof and Theorem 6 read it: "
+                       "eq. (78) is then wrong for mu = dx (it holds only for mu1 = mu2 = 1)"),
+                      ("G(w, w) = sum_j w_j (G w)_j dx, the discrete form of eq. (9) for functions (dx built in): "
+                       "eq. (78) then holds"))),
+    Finding("convention", "Theorem 2, eq. (44)",
+            "Eq. (44)'s force f = rho2/(rho1 + rho2)(dV1/du1 + G1 u1_t)(x1) - rho1/(rho1 + rho2)(...)(x2) is what "
+            "the 'naive' computation the paper announces gives, delta(x - x1) at x1 read like the unit vector's 1",
+            _TEST + "test_theorem2_force_readings",
+            readings=(("f the coefficient of delta(x - x1), i.e. of the delta vector e_k/dx of the "
+                       "semi-discretization: does not hold, the derived coefficient is dx times eq. (44)"),
+                      ("f the nodal force (the coefficient of e_k), the force acting on the contact node: holds "
+                       "exactly, and it is the f_d of the paper's own scheme, eq. (92)"))),
+    Finding("convention", "eq. (94)",
+            "Eq. (94) sums the wave energy 1/2 v_i^2 + 1/4((d+ u_i)^2 + (d- u_i)^2) over i1 = 1..N1, 'N1 the number "
+            "of the nodes', without saying which nodes; the differences at the end nodes need a node outside the grid",
+            _OWN + "test_eq94_wave_energy_readings",
+            readings=(("over the interior nodes 1..N-1 (the unknowns, the rows of D2): not the energy of D2 (the "
+                       "two boundary edges count half), and not conserved by the run"),
+                      ("over all nodes 0..N with the differences that would leave the grid omitted: equals "
+                       "1/2 sum (d+ u_i)^2 dx + 1/2 sum v_i^2 dx, the energy of D2, conserved by the run to rounding; "
+                       "this holds and is the energy we use"))),
+    Finding("error", "Theorem 6, eq. (82)",
+            "Eq. (82)'s force f^(n+1/2) has G1 A v2 in its first term; the derivation, the theorem's own proof "
+            "and eq. (61) have G1 A v1. At the paper's x1 = x2 on equal grids the slip is harmless (the contact "
+            "nodes share their index, and on c = 0 the two agree); with x1 != x2 the contact velocities drift "
+            "apart and the damped energy identity fails",
+            _OWN + "test_printed_theorem6_force_breaks_the_damped_run"),
+    Finding("damage", "eq. (92)",
+            "As read in our copy, eq. (92) gives f_d = 1/2((d2 A u1)_k1 + (d4 A u2)_k2 g1 A (v1)_k1 + g2 A (v2)_k2): "
+            "the leading minus sign and the one before g1 are lost (our copy drops minus signs throughout). "
+            "Of the four ways to restore them only -1/2((d2 A u1)_k1 + (d4 A u2)_k2 - g1 A v1 + g2 A v2) is the "
+            "derived nodal force, and it keeps both '+' signs our copy shows",
+            _TEST + "test_eq92_nodal_force_signs"),
+)
 
 
 # --------------------------------------------------------------------------- parameters
@@ -138,8 +276,8 @@ class Parameters:
 
     @classmethod
     def quick(cls):
-        """Seconds: dx = 1/30, dt = 2e-3, T = 0.4."""
-        return cls(intervals=30, dt=2e-3, t_end=0.4)
+        """Seconds: dx = 1/30, dt = 2e-3, T = 0.45 (to the time of the energy partition)."""
+        return cls(intervals=30, dt=2e-3, t_end=0.45)
 
     @classmethod
     def paper(cls):
@@ -150,11 +288,20 @@ class Parameters:
     def steps(self) -> int:
         return int(round(self.t_end / self.dt))
 
+    @property
+    def partition_time(self) -> float:
+        """``t* = (center - x1) + 3 sigma``, ``sigma = 1/sqrt(2 width)``: the left-going half of the initial
+        packet (speed 1) has passed the contact point ``x1`` to within 3 sigma (0.45 at the paper's values)."""
+        return (self.center - self.contact[0]) + 3 / math.sqrt(2 * self.width)
+
     def validate(self):
         if not (isinstance(self.intervals, int) and self.intervals >= 5):
             raise InvalidArgumentError(f"intervals = {self.intervals!r}: an integer >= 5 was expected")
         if not (self.dt > 0 and self.t_end > 0 and self.steps >= 1):
             raise InvalidArgumentError(f"dt = {self.dt!r}, t_end = {self.t_end!r}: positive, with t_end >= dt")
+        if not (0 < self.contact[0] < self.center < self.length and self.width > 0):
+            raise InvalidArgumentError(
+                f"contact = {self.contact!r}, center = {self.center!r}: 0 < x1 < center < L and width > 0 were expected")
         if self.damping < 0:
             raise InvalidArgumentError(f"damping = {self.damping!r}: a damping coefficient >= 0 was expected")
 
@@ -240,7 +387,7 @@ def simulate(scheme, z0, dt, steps) -> Trajectory:
 
 
 def wave_beam_scheme(p: Parameters, damping, force=None):
-    """The coupled system of eqs. (87)-(88) and its AVF scheme (eq. 89), with ``g1 = g2 = damping``."""
+    """The coupled system of eqs. (87)-(90) and its AVF scheme (eq. (92)), with ``g1 = g2 = damping``."""
     g = _q(damping)
     s = wave_beam_system(p.intervals, damping=(g, g), contact=tuple(_q(x) for x in p.contact),
                          length=(_q(p.length), _q(p.length)))
@@ -276,6 +423,81 @@ def gaussian_state(scheme, k, width, center, dps=None):
 def initial_state(scheme, p: Parameters, dps=None):
     """``u1(0, x) = exp(-width (x - center)^2)`` at the wave's interior nodes, everything else 0."""
     return gaussian_state(scheme, 0, p.width, p.center, dps)
+
+
+# --------------------------------------------------------------------------- what the figures show
+
+
+def wave_energy_density(traj, n):
+    r"""The wave's discrete energy at step ``n`` by position: ``(x_nodes, kinetic, x_edges, potential)``.
+
+    ``kinetic_k = 1/2 v_k^2 dx`` at the interior nodes ``x_k = k dx`` and ``potential_i = 1/2 (d+ u_i)^2 dx``
+    on the edges ``x = (i + 1/2) dx``, i = 0..N-1 (``u_0 = u_N = 0``): they add up to ``E_1^n``.
+    """
+    W = traj.system.first
+    dx = float(W.spacing)
+    u = np.concatenate([[0.0], traj.block(0, "u")[n], [0.0]])
+    v = traj.block(0, "v")[n]
+    kinetic = float(W.weight) * 0.5 * v**2 * float(W.mass[0, 0])
+    potential = float(W.weight) * 0.5 * (np.diff(u) / dx) ** 2
+    return dx * np.arange(1, W.n + 1), kinetic, dx * (np.arange(W.n + 1) + 0.5), potential
+
+
+def energy_partition(traj, p: Parameters, t=None) -> dict:
+    r"""Where the energy of the initial wave packet is at the time ``t`` (default ``p.partition_time``).
+
+    The packet ``exp(-width (x - center)^2)`` at rest splits into two halves of energy ``E^0/2``; the
+    left-going one meets the contact point ``x1`` at ``t = center - x1``.  At ``t``, the wave's energy
+    is split by position (:func:`wave_energy_density`): ``past`` (``x < x1``: gone past the contact
+    along the string), ``reflected`` (``x1 <= x < x_s``) and ``right`` (``x >= x_s``, the right-going
+    half), with ``x_s`` midway between the centres of the reflected packet, ``x1 + t - (center - x1)``,
+    and of the right-going half, ``center + t`` (folded at the wall); ``beam`` is ``E_2``.  Fractions of
+    ``E^0/2``: ``reflected + past + beam`` is the incident half, ``right`` the other.
+    """
+    t = p.partition_time if t is None else t
+    n = round(t / traj.dt)
+    if not 0 <= n < len(traj.times):
+        raise InvalidArgumentError(f"t = {t:g} is outside the run (T = {traj.times[-1]:g}); run at least to it")
+    x1 = float(p.contact[0])
+    right_center = p.center + traj.times[n]
+    if right_center > p.length:
+        right_center = 2 * p.length - right_center
+    xs = (x1 + traj.times[n] - (p.center - x1) + right_center) / 2
+    xn, kin, xe, pot = wave_energy_density(traj, n)
+    half = traj.energy[0] / 2
+    tol = 1e-9 * float(traj.system.first.spacing)
+
+    def part(lo, hi):
+        return float(np.sum(kin[(xn >= lo - tol) & (xn < hi - tol)]) + np.sum(pot[(xe >= lo - tol) & (xe < hi - tol)]))
+
+    return {"time": float(traj.times[n]), "split": xs, "incident": half,
+            "past": part(-np.inf, x1) / half, "reflected": part(x1, xs) / half, "right": part(xs, np.inf) / half,
+            "beam": float(traj.energies[1][n]) / half}
+
+
+def max_norm_ratios(traj, length, energy=None):
+    r"""How much of the energy's bound on ``max |u|`` the run uses: ``(wave, beam)``, each ``<= 1``.
+
+    With ``u = 0`` at both ends of ``(0, L)`` and ``|w|^2 = sum w_i^2 dx``:
+    ``u_k = sum_{i<k} d+ u_i dx = -sum_{i>=k} d+ u_i dx`` gives ``u_k^2 <= x_k A^2`` and
+    ``u_k^2 <= (L - x_k) B^2`` with ``A^2 + B^2 = |d+ u|^2``, hence
+    ``max |u| <= sqrt(L)/2 |d+ u|`` (equality for a tent); summation by parts,
+    ``|d+ u|^2 = -sum u_i d2 u_i dx <= |u| |d2 u| <= (L/2) |d+ u| |d2 u|``, gives ``|d+ u| <= L/2 |d2 u|``.
+    The wave's energy has ``1/2 |d+ u1|^2`` and the beam's ``1/2 |d2 u2|^2``, so
+
+    ``max |u1| <= sqrt(L E / 2)``,  ``max |u2| <= L^{3/2}/4 sqrt(2 E)``,
+
+    ``E`` the total energy (both parts are nonnegative).  Returns ``max_n max_k |u^n_k|`` over these
+    bounds with ``E = energy`` (default ``E^0``: bounded for all time when the energy never exceeds it).
+    """
+    E = traj.energy[0] if energy is None else energy
+    L = float(length)
+    with np.errstate(all="ignore"):
+        u1 = float(np.max(np.abs(traj.block(0, "u"))))
+        u2 = float(np.max(np.abs(traj.block(1, "u"))))
+        wave = u1 / math.sqrt(L * E / 2)
+        beam = u2 / (L**1.5 / 4 * math.sqrt(2 * E))
+    return (wave if math.isfinite(wave) else float("inf")), (beam if math.isfinite(beam) else float("inf"))
 
 
 def _dissipation_expr(scheme, dt):
@@ -427,6 +649,8 @@ def _figures(p, runs, out):
         ax.plot(tr.times, tr.energies[0], label="wave E1")
         ax.plot(tr.times, tr.energies[1], label="beam E2")
         ax.plot(tr.times, tr.energy, "k", lw=1.5, label="total E")
+        if label == "undamped" and p.partition_time <= p.t_end:
+            ax.axvline(p.partition_time, color="gray", lw=0.8, ls=":", label="t* (energy partition, Fig. 2)")
         ax.set_title(f"energy exchange, {label}" + ("" if label == "undamped" else " (Fig. 7)"), fontsize=9)
         ax.legend(fontsize=8)
         ax = axes[1][col]
@@ -443,7 +667,7 @@ def _figures(p, runs, out):
     return paths
 
 
-def _lowering_derivation(sch, dt, lowered, state="(u_1, v_1, u_2, v_2)", equation="(89)"):
+def _lowering_derivation(sch, dt, lowered, state="(u_1, v_1, u_2, v_2)", equation="(92)"):
     D = Derivation(r"Lowering the scheme to one linear solve per step")
     D = D.add(r"The average-vector-field gradient of a quadratic potential is linear, so the scheme's "
               r"equations (eq. " + equation + r") are linear and homogeneous in the new and the current level. Their exact "
@@ -492,11 +716,45 @@ def run(profile="quick", out=".", parameters=None) -> CaseResult:
         res.checks.append(check_below(
             f"{label}: the contact-point velocities stay equal: max |c^n - c^0| in units of the rounding budget",
             mismatch, 1.0, "Theorem 6, eq. (81); Section 5"))
+        r_wave, r_beam = max_norm_ratios(tr, p.length)
+        res.checks.append(check_below(
+            f"{label}: bounded energy bounds the wave: max_n max_k |u1| / sqrt(L E^0 / 2) (discrete Poincare-Sobolev: "
+            "max |u| <= sqrt(L)/2 |d+ u|)", r_wave, 1.0, f"{src}, remark after Fig. 4"))
+        res.checks.append(check_below(
+            f"{label}: bounded energy bounds the beam: max_n max_k |u2| / (L^(3/2)/4 sqrt(2 E^0)) "
+            "(|d+ u| <= L/2 |d2 u|)", r_beam, 1.0, f"{src}, remark after Fig. 4"))
         res.notes.append(
             f"{label} (g1 = g2 = {g}): E^0 = {tr.energy[0]:.12g}, E^end = {tr.energy[-1]:.12g}; "
             f"max |E^n - E^0|/E^0 = {np.max(np.abs(tr.energy - tr.energy[0])) / tr.energy[0]:.3g}; "
             f"max |E^(n+1) - E^n + dt D^n|/E^0 = {np.max(np.abs(tr.identity_residual())) / tr.energy[0]:.3g}; "
             f"max |c^n| = {np.max(np.abs(tr.mismatch)):.3g}; beam energy max {np.max(tr.energies[1]):.4g}.")
+    # Figs. 2 and 3: where the energy of the packet goes (undamped)
+    und = runs["undamped"][1]
+    if p.partition_time <= p.t_end:
+        part = energy_partition(und, p)
+        rest = part["past"] + part["beam"]
+        res.checks.append(check_true(
+            f"Fig. 2: the left-going half is partly reflected at x1: at t = {part['time']:.3g}, reflected R and "
+            "the rest (past x1 along the string + into the beam), fractions of E^0/2",
+            f"R = {part['reflected']:.3f}, past x1 {part['past']:.3f}, beam {part['beam']:.3f}",
+            "R >= 0.1 and rest >= 0.1", part["reflected"] >= 0.1 and rest >= 0.1, f"{src}, Fig. 2 caption"))
+        res.checks.append(check_close(
+            "the packet splits: the right-going half keeps E^0/2 (fraction of E^0/2 right of the reflected part)",
+            part["right"], 1.0, 0.01, f"{src}, text on Figs. 2-3"))
+        res.checks.append(check_close(
+            "the partition accounts for the incident half: (reflected + past x1 + beam) / (E^0/2)",
+            part["reflected"] + rest, 1.0, 0.01, f"{src}, Figs. 2-4"))
+        res.notes.append(
+            f"Energy partition at t = {part['time']:.4g} (split at x = {part['split']:.3g}), fractions of E^0/2: "
+            f"reflected {part['reflected']:.4f}, past x1 {part['past']:.4f}, beam {part['beam']:.4f}, "
+            f"right-going half {part['right']:.4f}.")
+    else:
+        res.notes.append(f"T = {p.t_end:g} < t* = {p.partition_time:g}: the energy partition of Fig. 2 is not checked.")
+    E2max = float(np.max(und.energies[1])) / und.energy[0]
+    res.checks.append(check_true(
+        "Fig. 3: the beam, at rest at t = 0 (E2^0 = 0), is excited: max_n E2^n / E^0",
+        f"E2^0 = {und.energies[1][0]:.3g}, max E2/E^0 = {E2max:.4f}", ">= 0.01",
+        und.energies[1][0] == 0 and E2max >= 0.01, f"{src}, Fig. 3 caption"))
     u2_und = float(np.max(np.abs(runs["undamped"][1].block(1, "u"))))
     u2_dam = float(np.max(np.abs(runs["damped"][1].block(1, "u"))))
     res.checks.append(check_true(
@@ -514,19 +772,19 @@ def run(profile="quick", out=".", parameters=None) -> CaseResult:
             "max |E^(n+1) - E^n + dt D^n| / E^0", hp, 1e-45, "Theorem 6 (exact identity)"))
     sch0 = runs["undamped"][0]
     W, B = sch0.system.first, sch0.system.second
-    res.certificates.append((f"grad V1 = -D2 u1 with D2 as printed (eq. 90), N = {p.intervals}",
+    res.certificates.append((f"grad V1 = -D2 u1 with D2 as printed (eq. (93)), N = {p.intervals}",
                              certify_gradient_operator(W, second_difference_matrix(W.n, W.spacing), -1)))
-    res.certificates.append((f"grad V2 = D4 u2 with D4 as printed (eq. 90, corner 5), N = {p.intervals}",
+    res.certificates.append((f"grad V2 = D4 u2 with D4 as printed (eq. (93), corner 5), N = {p.intervals}",
                              certify_gradient_operator(B, fourth_difference_matrix(B.n, B.spacing), 1)))
     res.derivations.append(sch0.system.force.derivation)
     lowered = lower_linear_scheme(sch0.equations, sch0.current, sch0.new, {sch0.step: _q(p.dt)})
     res.derivations.append(_lowering_derivation(sch0, p.dt, lowered))
-    res.misprints.extend(MISPRINTS)
+    res.findings = list(FINDINGS)
     res.notes.append(
         f"Grid N = {p.intervals} (dx = {p.length / p.intervals:g}), dt = {p.dt:g}, T = {p.t_end:g} ({p.steps} steps); "
         f"AVF discrete gradient (linear for these quadratic potentials); point deltas e_k/dx at x1 = {p.contact[0]}, "
-        f"x2 = {p.contact[1]}. Energies are Theorem 6's, with the wave potential whose gradient is -D2 u (not eq. (91) "
-        "as printed).")
+        f"x2 = {p.contact[1]}. Energies are Theorem 6's, with the wave potential whose gradient is -D2 u (eq. (94) "
+        "summed over all nodes).")
     res.figures.extend(_figures(p, runs, out))
     res.seconds = time.perf_counter() - t0
     return res

@@ -17,17 +17,35 @@ are derived symbolically by :mod:`geomcheck.structures.implicit_lagrangian`; the
 * the knife edge, ``L = (v_x^2 + v_y^2 + v_theta^2)/2``, ``alpha = sin(theta) dx - cos(theta) dy``
   (nonholonomic).
 
-Two variants of the scheme run on each: the *printed* one (``v_k = (q_{k+1} - q_{k-1})/(2h)``,
-``alpha_d = alpha(q_k)``) and the *bounded* one (forward difference ``v_k = (q_{k+1} - q_k)/h``,
-``alpha_d`` at the midpoint ``(q_k + q_{k+1})/2``; for the pendulum this is SHAKE).
+Two variants of the scheme run on each: the *printed* one (the paper's example velocity,
+"for instance" ``v_k = (q_{k+1} - q_{k-1})/(2h)``, with ``alpha_d = alpha(q_k)``) and the
+*bounded* one (forward difference ``v_k = (q_{k+1} - q_k)/h``, ``alpha_d`` at the midpoint
+``(q_k + q_{k+1})/2``; for the pendulum this is SHAKE).
 
-Claims of the paper (CASESTUDIES.md, Section 4): the constraints hold to solver tolerance (both
-variants: checked), and the energy error stays bounded over long times -- true for the bounded
-variant (checked; for the knife edge the energy is even conserved exactly on the discrete
-constraint manifold, a certificate), *not* for the printed one: its energy drifts (a documented
-finding, shown as such, see the misprints of :func:`run` and the docstring of
-:mod:`geomcheck.structures.implicit_lagrangian`).  The paper gives no step sizes or run lengths;
-ours are in :class:`Parameters`.
+What the paper states about the scheme, checked: the step's equations are ``2d + m`` lines
+linear in ``lambda`` and ``p_{k+1}``, and the discrete constraints ``<alpha_d, v_k> = 0`` hold
+(to solver tolerance, both variants).  Section 3 states no energy property of the scheme: the
+expectation that the energy error stays bounded is ours (the motivation of Section 2 is
+structure preservation), checked as ours -- true for the bounded variant (for the knife edge
+the energy is even conserved exactly on the discrete constraint manifold, a certificate), not
+for the printed example.  The paper gives no step sizes or run lengths; ours are in
+:class:`Parameters`.
+
+Findings
+--------
+
+* [critique] Sec. 3: the paper's example velocity ``v_k = (q_{k+1} - q_{k-1})/(2h)`` (offered
+  "for instance") makes the procedure a dissipative two-step scheme.  For ``L = v^2/2 - q^2/2``
+  it is ``q_{k+1} - q_k - q_{k-1} + q_{k-2} = -2h^2 q_k``; the roots of
+  ``zeta^3 + (2h^2 - 1) zeta^2 - zeta + 1`` are a principal pair of modulus ``1 - h^2/4 + O(h^4)``
+  (energy ~ ``exp(-h t/2)``) and a parasitic root ``-(1 + h^2/2) + O(h^4)``.  The energy drift
+  measured on the pendulum is this same fact; the constraints hold all the same.
+* [critique] Sec. 3 (end): "in ``q_{k+1}`` it is linear only when the constraints are
+  holonomic" does not hold as a statement about holonomy: with the paper's
+  ``alpha_d = alpha(q_k)`` the knife edge (nonholonomic: ``alpha ^ d alpha != 0``) gives step
+  equations linear in every unknown, and the holonomic pendulum with ``alpha_d`` at the midpoint
+  gives nonlinear ones; linearity is decided by L (``dL/dv`` linear in v) and by where
+  ``alpha_d`` is evaluated.
 
 Measured (this shared 2-core machine): quick profile 7 s; paper profile (t = 400 for the
 pendulum, 2 x 10^4 steps of h = 0.02; t = 200 for the knife edge, 2 x 10^4 steps of h = 0.01)
@@ -59,18 +77,46 @@ from geomcheck.zero import decide_zero
 
 from geomcheck.latex import tex_text
 
-from ._core import CaseResult, check_below, check_true
+from ._core import CaseResult, Finding, check_below, check_true
 
-__all__ = ["NAME", "TITLE", "SOURCE", "Parameters", "run", "pendulum", "knife_edge", "schemes",
-           "simulate", "high_precision", "knife_energy_on_constraint_manifold"]
+__all__ = ["NAME", "TITLE", "SOURCE", "FINDINGS", "EQUATIONS", "Parameters", "run", "pendulum", "knife_edge", "schemes",
+           "simulate", "high_precision", "knife_energy_on_constraint_manifold",
+           "linear_in_multipliers_and_new_momenta"]
 
 NAME = "salnikov-constrained"
 TITLE = "Discrete Dirac scheme: Cartesian pendulum (holonomic) and knife edge (nonholonomic)"
-SOURCE = ("V. Salnikov, A. Hamdouni, From modelling of systems with constraints to generalized geometry and back"
-          " to numerics, ZAMM 99 (2019); Section 3 (implicit Lagrangian systems, the discrete scheme)")
+SOURCE = ("V. Salnikov, A. Hamdouni, Geometric integrators in mechanics - the need for computer algebra tools,"
+          " 3rd International Conference \"Computer Algebra\", Moscow, June 2019 (HAL hal-02403757);"
+          " Section 3 (constraints in the implicit Lagrangian formalism, the discrete scheme)")
 
 _S3 = "Sec. 3"
-_TESTS = "tests/geomcheck/structures/test_implicit_lagrangian.py"
+_OURS = "ours (Sec. 3 states no energy property)"
+_TESTS = "tests/casestudies/test_salnikov2019_constrained.py"
+
+#: What we say about Section 3 (see the module docstring); each shown by a test.
+FINDINGS = (
+    Finding(
+        "critique", "Sec. 3",
+        "The paper's example velocity v_k = (q_{k+1} - q_{k-1})/(2h) (offered 'for instance') makes the printed"
+        " procedure a dissipative two-step scheme: for L = v^2/2 - q^2/2 it is q_{k+1} - q_k - q_{k-1} + q_{k-2}"
+        " = -2h^2 q_k, whose characteristic polynomial zeta^3 + (2h^2 - 1) zeta^2 - zeta + 1 has a principal pair"
+        " of modulus 1 - h^2/4 + O(h^4) (energy ~ exp(-h t/2)) and a parasitic root -(1 + h^2/2) + O(h^4). The"
+        " energy drift measured on the pendulum is the same fact; the constraints hold to solver tolerance all the"
+        " same. The forward difference with alpha_d at the midpoint keeps the energy error bounded (SHAKE for the"
+        " pendulum). The paper claims no energy behaviour for this choice.",
+        f"{_TESTS}::test_centred_example_velocity_roots_plain_sympy"),
+    Finding(
+        "critique", "Sec. 3 (end)",
+        "'in q_{k+1} it is linear only when the constraints are holonomic' does not hold as a statement about"
+        " holonomy: with the paper's alpha_d = alpha(q_k) and L quadratic in v, the knife edge (nonholonomic:"
+        " alpha ^ d alpha = -dx ^ dy ^ dtheta) gives step equations linear in every unknown, while the holonomic"
+        " pendulum with alpha_d at the midpoint gives nonlinear ones. Linearity in q_{k+1} is decided by L"
+        " (dL/dv linear in v) and by where alpha_d is evaluated, not by holonomy.",
+        f"{_TESTS}::test_linearity_is_decided_by_alpha_d_not_by_holonomy_plain_sympy"),
+)
+
+#: Section 3 of our copy numbers no display; this module cites no equation number.
+EQUATIONS = {}
 
 
 @dataclass(frozen=True)
@@ -272,6 +318,23 @@ def high_precision(sch, Y0, h, steps, dps=50) -> dict:
     return worst
 
 
+def linear_in_multipliers_and_new_momenta(sch) -> list:
+    """The second derivatives of the step's equations in ``(lambda, p_{k+1})`` and any unknown that are not zero.
+
+    Empty when the step is linear in the multipliers and the new momenta, as the end of Section 3
+    says ("linear in lambda and p_{k+1}").
+
+    >>> linear_in_multipliers_and_new_momenta(schemes(knife_edge())["bounded"])
+    []
+    """
+    phi = sch.map
+    d = sch.system.configuration.dim
+    special = list(phi.new[-d:]) + list(phi.auxiliary[d:])
+    unknowns = list(phi.new) + list(phi.auxiliary)
+    return [f"d2 e{k}/d{a} d{b}" for k, e in enumerate(phi.equations) for a in special for b in unknowns
+            if sympy.expand(e.diff(a).diff(b)) != 0]
+
+
 # --------------------------------------------------------------------------- certificates
 
 
@@ -411,6 +474,14 @@ def run(profile="quick", out=".") -> CaseResult:
         "finding: the printed centred scheme does not conserve the pendulum's energy (certificate refuted)",
         printed_E.verdict(), "holds False", printed_E.holds is False, _S3))
 
+    # the paper's claim (end of Sec. 3): the 2d + m lines are linear in lambda and p_{k+1}
+    for (system, variant), sc in sch.items():
+        nonlinear = linear_in_multipliers_and_new_momenta(sc)
+        res.checks.append(check_true(
+            f"{system}, {variant} scheme: the step's equations are linear in lambda and p_(k+1) (second derivatives"
+            " with respect to them and any unknown vanish)", nonlinear or "all zero", "all zero", not nonlinear,
+            _S3 + " (end)"))
+
     # numerical runs
     runs = {}
     for variant in ("printed", "bounded"):
@@ -427,25 +498,26 @@ def run(profile="quick", out=".") -> CaseResult:
             f" (every step, t <= {r['t'][-1]:g})", r["constraint"].max(), solver_tol, _S3 + ", third line"))
     rp = runs[("pendulum", "bounded")]
     radius = np.abs(rp["Y"][:, :, 0] ** 2 + rp["Y"][:, :, 1] ** 2 - 1).max()
-    res.checks.append(check_below("pendulum, bounded scheme: the holonomic constraint x^2 + y^2 = 1 itself",
-                                  radius, solver_tol, _S3))
+    res.checks.append(check_below("ours: pendulum, bounded scheme: the holonomic constraint x^2 + y^2 = 1 itself",
+                                  radius, solver_tol, _OURS))
     err = rp["energy_error"].max(axis=1)
     half = len(err) // 2
     res.checks.append(check_below(
-        "pendulum, bounded scheme: energy error bounded over long times (max over the second half of the run"
-        " / max over the first half; no drift means about 1)", err[half:].max() / err[1:half].max(), 1.5, _S3))
+        "ours (not a claim of the paper): pendulum, bounded scheme: energy error bounded over long times (max over"
+        " the second half of the run / max over the first half; no drift means about 1)",
+        err[half:].max() / err[1:half].max(), 1.5, _OURS))
     res.checks.append(check_below(
-        f"pendulum, bounded scheme: energy error of the first-order size C h (h = {p.h_pendulum:g}; bound h)",
-        err.max(), p.h_pendulum, _S3))
+        f"ours: pendulum, bounded scheme: energy error of the first-order size C h (h = {p.h_pendulum:g}; bound h)",
+        err.max(), p.h_pendulum, _OURS))
     rk = runs[("knife", "bounded")]
-    res.checks.append(check_below("knife edge, bounded scheme: energy error bounded -- conserved to rounding"
+    res.checks.append(check_below("ours: knife edge, bounded scheme: energy error bounded -- conserved to rounding"
                                   " (bound 1000 eps sqrt(steps))",
                                   rk["energy_error"].max(),
-                                  1e3 * np.finfo(float).eps * np.sqrt(p.knife_steps), _S3))
+                                  1e3 * np.finfo(float).eps * np.sqrt(p.knife_steps), _OURS))
     pos = np.abs(rk["Y"][-1][:, :3] - _knife_exact(p.omegas, p.knife_steps * p.h_knife)).max()
     res.checks.append(check_below(
-        "knife edge, bounded scheme: follows the exact circles (second order: error <= t h^2)", pos,
-        p.knife_steps * p.h_knife * p.h_knife**2, _S3))
+        "ours: knife edge, bounded scheme: follows the exact circles (second order: error <= t h^2)", pos,
+        p.knife_steps * p.h_knife * p.h_knife**2, "ours (accuracy; Sec. 3 gives no run)"))
     # the finding on the printed scheme, measured
     lost = -runs[("pendulum", "printed")]["energy_change"][-1]      # energy lost by each pendulum
     worst_bounded = rp["energy_error"].max(axis=0)                   # the bounded scheme's, per pendulum
@@ -460,37 +532,25 @@ def run(profile="quick", out=".") -> CaseResult:
     s = sch[("pendulum", "bounded")]
     hp = high_precision(s, _pendulum_start(s, p.h_pendulum, p.angles), p.h_pendulum, p.mp_steps, p.dps)
     res.checks.append(check_below(
-        f"mpmath {p.dps} digits, {p.mp_steps} steps, pendulum bounded scheme: |x^2 + y^2 - 1| change",
-        hp["x^2 + y^2"], bound, "Sec. 3 (high precision)"))
+        f"ours: mpmath {p.dps} digits, {p.mp_steps} steps, pendulum bounded scheme: |x^2 + y^2 - 1| change",
+        hp["x^2 + y^2"], bound, _OURS + " (high precision)"))
     res.checks.append(check_below(
         f"mpmath {p.dps} digits, pendulum bounded scheme: discrete constraint residual", hp["discrete constraint"],
         bound, "Sec. 3 (high precision)"))
     s = sch[("knife", "bounded")]
     hk = high_precision(s, _knife_start_mp(s, p.h_knife, p.omegas, p.dps), p.h_knife, p.mp_steps, p.dps)
     res.checks.append(check_below(
-        f"mpmath {p.dps} digits, knife edge bounded scheme: energy change (exact conservation, certificate above)",
-        hk["energy"], bound, "Sec. 3 (high precision)"))
+        f"ours: mpmath {p.dps} digits, knife edge bounded scheme: energy change (exact conservation, certificate"
+        " above)", hk["energy"], bound, _OURS + " (high precision)"))
 
     res.figures = _figures(p, runs, out)
-    res.misprints = [
-        ("Sec. 3: the printed velocity v_k = (q_{k+1} - q_{k-1})/(2h) makes a first-order, dissipative scheme:"
-         " for L = v^2/2 - q^2/2 its characteristic polynomial is not self-reciprocal, the principal roots lie"
-         " inside the unit circle (energy ~ exp(-h t/2)) and the parasitic root outside. The forward difference"
-         " v_k = (q_{k+1} - q_k)/h with alpha_d at the midpoint keeps the energy error bounded (SHAKE for the"
-         " pendulum).", f"{_TESTS}::test_printed_centered_scheme_is_not_symmetric"),
-        ("Sec. 3: the printed scheme's energy drifts over long runs (pendulum: energy lost grows with t), while"
-         " its constraints hold to solver tolerance", "tests/integrators/test_discrete_dirac_run.py"
-         "::test_printed_scheme_energy_drifts"),
-        ("Sec. 3 (end): 'linear in q_{k+1} only when the constraints are holonomic' -- the constraint line is"
-         " linear in q_{k+1} for any constraint one-form; the knife edge (nonholonomic) gives a system linear in"
-         " all unknowns", f"{_TESTS}::test_knife_edge_scheme_is_linear_in_the_unknowns"),
-    ]
+    res.findings = list(FINDINGS)
     res.notes = [
         "The paper gives no step sizes, run lengths or figures for Section 3; the parameters are ours.",
         "Discrete multipliers lambda^a = -h lambda_a (a convention, the paper uses one letter for both).",
         "D_Delta is integrable (a Dirac structure) for the pendulum and not for the knife edge (computed in"
         " geomcheck.structures; Yoshimura-Marsden).",
-        "Run times: " + ", ".join(f"{a} {b} {r['seconds']:.2f} s" for (a, b), r in runs.items()),
     ]
+    res.timings = {f"{a} {b}": r["seconds"] for (a, b), r in runs.items()}
     res.seconds = time.perf_counter() - t_start
     return res

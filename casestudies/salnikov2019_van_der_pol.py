@@ -23,16 +23,33 @@ continuous balance ``H(t_n) - H(0) = int_0^{t_n} e_i f_i dt`` (trapezoidal quadr
 to the scheme's second order.  The Van der Pol part settles on its limit cycle (amplitude of q
 near 2) from inside and from outside.
 
-What the computation says about the printed formulas (tests in
-``tests/geomcheck/structures/test_port_hamiltonian.py``; :func:`run` lists them): the printed
-first-order system has ``m Omega q`` for ``m Omega^2 q1``; three components of the printed Q are
-wrong (``d/dx^4``, ``d/dx^5``: the term ``A x^1`` lost its odd factor, making the printed Q not even
-of degree 1; ``d/dp_1``: ``A p4 p5 p5`` is zero, D gives ``A p4 p5``).  ``Q o Q`` is not zero: the
-Schouten bracket has exactly the two components ``[D, D]^{x2 q2 x5} = 2(A + m Omega^2)`` and
+What the computation says about the printed formulas: the first-order system, ``H``, ``J``,
+``g``, ``f_i``, the power balance ``H' = -e_s^T f_s = e_i f_i``, ``D`` and the components of Q
+built from ``D`` are reproduced (certificates and checks of :func:`run`), with the readings
+and the damage in our copy listed below.  ``Q o Q`` is not zero: the Schouten bracket has
+exactly the two components ``[D, D]^{x2 q2 x5} = 2(A + m Omega^2)`` and
 ``[D, D]^{q1 q2 x5} = 2 epsilon (1 - q1^2)``; Q is homological iff ``A = -m Omega^2`` and
-``epsilon = 0``.  Non-uniqueness (the paper's closing remark), computed: no pH form with constant
-J, R and no port; exactly one with entries quadratic in q1 and no port, with an indefinite R; with
-the port, every skew J (6 free parameters).
+``epsilon = 0``.  Non-uniqueness (the paper's closing remark, Sec. 5), computed: no pH form
+with constant J, R and no port; exactly one with entries quadratic in q1 and no port, with an
+indefinite R; with the port, every skew J (6 free parameters).
+
+Findings
+--------
+
+* [damage] Sec. 4, first-order system (second line): as read in our copy it is
+  ``x2' = -x1 + m Omega q``.  ``q`` for ``q1`` is the authors' notation (the fourth line writes
+  ``-A y`` for ``-A x1`` likewise), but the coefficient must be ``m Omega^2``, as eq. (2) gives
+  and as the paper prints it in ``g``, ``D`` and ``Q``; the lost exponent is taken as damage of
+  the conversion (our copy alone cannot tell).  The system here is derived from eq. (2).
+* [convention] Sec. 4, Q (coefficients of d/dx^4 and d/dx^5): printed ``p3 - p5 a(x3) x4 - A x1``
+  and ``p2 m Omega^2 x3 + p4 a(x3) x4 - A x1`` without brackets.  Read literally, ``-A x1`` is a
+  term of degree 0 (Q would not be of degree 1); read with ``p5`` (``p4``) multiplying the whole
+  port entry ``a(x3) x4 - A x1`` of D, both are exactly the components of the Q built from D.
+  The second reading holds.
+* [damage] Sec. 4, Q (coefficient of d/dp_1): as read in our copy it is ``A p4 p5 p5``, which is
+  zero (``p5`` is odd); the Q built from D gives ``A p4 p5`` (``dD^{45}/dx^1 = A``), the printed
+  term with ``p5`` once.  A doubled factor is taken as damage of the conversion (our copy alone
+  cannot tell).
 
 The paper gives no parameter values; ours are in :class:`Parameters`.  Measured (this shared
 2-core machine): quick profile 8 s; paper profile (t = 200, h = 0.01, 2 x 10^4 steps) 27 s.
@@ -61,18 +78,56 @@ from geomcheck.zero import decide_all_zero, decide_zero
 
 from geomcheck.latex import tex_text
 
-from ._core import CaseResult, check_below, check_close, check_true
+from ._core import CaseResult, Finding, check_below, check_close, check_true
 
-__all__ = ["NAME", "TITLE", "SOURCE", "Parameters", "run", "midpoint_map", "discrete_power_balance",
-           "first_order_rhs", "simulate"]
+__all__ = ["NAME", "TITLE", "SOURCE", "FINDINGS", "EQUATIONS", "Parameters", "run", "midpoint_map",
+           "discrete_power_balance", "first_order_rhs", "simulate", "q_as_printed_with_brackets"]
 
 NAME = "salnikov-van-der-pol"
 TITLE = "Harmonic oscillator + Van der Pol: port-Hamiltonian form, Dirac structure, Q-structure"
-SOURCE = ("V. Salnikov, A. Hamdouni, From modelling of systems with constraints to generalized geometry and back"
-          " to numerics, ZAMM 99 (2019); Section 4, eq. (2) and the formulas after it")
+SOURCE = ("V. Salnikov, A. Hamdouni, Geometric integrators in mechanics - the need for computer algebra tools,"
+          " 3rd International Conference \"Computer Algebra\", Moscow, June 2019 (HAL hal-02403757);"
+          " Section 4, eq. (2) and the formulas after it")
 
 _S4 = "Sec. 4"
 _TESTS = "tests/geomcheck/structures/test_port_hamiltonian.py"
+
+#: What we say about Section 4 (see the module docstring); each shown by a test.
+FINDINGS = (
+    Finding(
+        "damage", "Sec. 4, first-order system (second line)",
+        "As read in our copy the second line is x2' = -x1 + m Omega q. The q for q1 is the authors' notation (the"
+        " fourth line writes -A y for -A x1 likewise), but the coefficient must be m Omega^2: eq. (2) gives"
+        " x2' = -x1 + m Omega^2 q1, and the paper itself prints m Omega^2 q1 in g and D and m Omega^2 x^3 in Q."
+        " We take the lost exponent for damage of the conversion (our copy alone cannot tell); the system that"
+        " runs is derived from eq. (2).",
+        f"{_TESTS}::test_first_order_line_as_read_in_our_copy"),
+    Finding(
+        "convention", "Sec. 4, Q (coefficients of d/dx^4 and d/dx^5)",
+        "The printed coefficients p3 - p5 a(x^3) x^4 - A x^1 and p2 m Omega^2 x^3 + p4 a(x^3) x^4 - A x^1 have no"
+        " brackets around the port entry a(x^3) x^4 - A x^1 of D. Read with p5 (p4) multiplying that whole entry"
+        " they are exactly the components of the Q built from D; read literally, -A x^1 is a term of degree 0 and"
+        " Q would not be of degree 1.",
+        f"{_TESTS}::test_printed_q_literal_and_bracketed_readings",
+        readings=(
+            "literal precedence, -A x^1 not multiplied by p5 (p4): a degree-0 term, Q not of degree 1 and not the Q"
+            " of D -- does not hold",
+            "p5 (p4) multiplies the whole port entry: p3 - p5 (a(x^3) x^4 - A x^1) and p2 m Omega^2 x^3"
+            " + p4 (a(x^3) x^4 - A x^1), the components of the Q built from D -- holds",
+        )),
+    Finding(
+        "damage", "Sec. 4, Q (coefficient of d/dp_1)",
+        "As read in our copy the coefficient is A p4 p5 p5, which is zero (p5 is odd). The Q built from D gives"
+        " A p4 p5 (from dD^{45}/dx^1 = A): the printed term with p5 once. We take the doubled factor for damage of"
+        " the conversion (our copy alone cannot tell).",
+        f"{_TESTS}::test_printed_q_literal_and_bracketed_readings"),
+)
+
+#: Equation numbers cited in this module and in geomcheck/structures/port_hamiltonian.py -> our copy's text.
+EQUATIONS = {
+    1: r"\dot{\mathbf{x}} = (J(\mathbf{x}) - R(\mathbf{x}))\frac{\partial H}{\partial \mathbf{x}} + g(\mathbf{x})\mathbf{f}, \quad (1)",
+    2: r"\ddot{q} - \varepsilon(1 - q^2)\dot{q} + \Omega^2 q &= A\ddot{y} \end{aligned} \quad (2)",
+}
 
 
 @dataclass(frozen=True)
@@ -178,6 +233,38 @@ def discrete_power_balance(example, phi) -> gc.Certificate:
                           decision.method, stage=decision.stage, residual=residual,
                           counterexample=decision.point if decision.is_zero is False else None, derivation=D,
                           soundness=getattr(decision, "soundness", None))
+
+
+def q_as_printed_with_brackets(example):
+    """The printed Q of Section 4 read with the brackets of the port entries and ``p5`` written once.
+
+    The printed coefficients of ``d/dx^4`` and ``d/dx^5`` read as ``p3 - p5 (a(x^3) x^4 - A x^1)``
+    and ``p2 m Omega^2 x^3 + p4 (a(x^3) x^4 - A x^1)``, the coefficient of ``d/dp_1`` as
+    ``A p4 p5``; every other component exactly as printed.  On the chart of the Q built from D
+    (the paper's ``p_i`` are the odd coordinates ``theta_*``).  Compare
+    :func:`geomcheck.structures.printed_q_structure`, the literal reading.
+
+    >>> from geomcheck.structures import oscillator_van_der_pol
+    >>> ex = oscillator_van_der_pol(quick=True)
+    >>> (ex.q_structure.field - q_as_printed_with_brackets(ex)).is_zero()
+    True
+    """
+    T = example.q_structure.field.chart
+    X1, X2, X3, X4, X5 = T.coords[:5]
+    p1, p2, p3, p4, p5 = T.coords[5:]
+    P = example.parameters
+    m, Om, A, eps = P["m"], P["Omega"], P["A"], P["epsilon"]
+    a = eps * (1 - X3**2)
+    return gc.VectorField(T, {
+        X1: -p2,
+        X2: p1 - p5 * m * Om**2 * X3,
+        X3: -p4,
+        X4: p3 - p5 * (a * X4 - A * X1),
+        X5: p2 * m * Om**2 * X3 + p4 * (a * X4 - A * X1),
+        p1: A * p4 * p5,
+        p3: -m * Om**2 * p2 * p5 + 2 * eps * X3 * X4 * p4 * p5,
+        p4: -a * p4 * p5,
+    })
 
 
 # --------------------------------------------------------------------------- numerics
@@ -372,18 +459,24 @@ def run(profile="quick", out=".") -> CaseResult:
           and (QQ["x2"] - T.function(expected_QQ["x2"])).is_zero())
     res.checks.append(check_true(
         "Q o Q = 1/2 [[D, D], .] is nonzero exactly along x2, q1, q2, x5, p_q1, with (Q o Q)(x2) = (A + m Omega^2)"
-        " p_q2 p_x5", "; ".join(f"{k}: {v}" for k, v in QQ.items()), "those components", ok, _S4))
+        " p_q2 p_x5", "; ".join(f"{k}: {v.expr}" for k, v in QQ.items()), "those components", ok, _S4))
     Dm = ex.dirac.matrix.xreplace({A: -m * Om**2, eps: 0})
     hom = port_q_structure(Dm, gc.Chart(list(S.x)), ["x5"]).holds
     res.checks.append(check_true("Q is homological when the obstruction vanishes (A = -m Omega^2, epsilon = 0)",
                                  str(hom), "True", hom is True, _S4))
+    bracketed = q_as_printed_with_brackets(ex)
+    same = (Qs.field - bracketed).is_zero()
+    res.checks.append(check_true(
+        "the printed Q, read with the brackets of the port entries and p5 once (see the findings), is the degree-1"
+        " field built from D", str(same), "True", same is True, _S4 + ", Q"))
     printed = printed_q_structure(ex)
     diff = Qs.field - printed
     wrong = {T.coords[i].name for i, terms in diff.component_terms().items()
              if not gc.VectorField._raw(T, {i: terms}).is_zero()}
     res.checks.append(check_true(
-        "the printed Q differs from the Q built from D in exactly three components (misprints)", str(sorted(wrong)),
-        "['q2', 'theta_x1', 'x5'] (the paper's x^4, x^5, p_1)", wrong == {"q2", "x5", "theta_x1"}, _S4))
+        "read literally as in our copy, the printed Q differs from the Q built from D in exactly the components of"
+        " the findings", str(sorted(wrong)), "['q2', 'theta_x1', 'x5'] (the paper's x^4, x^5, p_1)",
+        wrong == {"q2", "x5", "theta_x1"}, _S4 + ", Q"))
 
     # non-uniqueness
     res.checks.append(check_true("non-uniqueness: no pH form with constant J, R and no port (the damping a(q1) is not"
@@ -443,24 +536,15 @@ def run(profile="quick", out=".") -> CaseResult:
     res.derivations.append(ex.derivation)
     res.derivations.append(Qs.derivation)
     res.figures = _figures(p, run_, labels, out)
-    res.misprints = [
-        ("first-order system, second line: printed x2' = -x1 + m Omega q; eq. (2) gives x2' = -x1 + m Omega^2 q1",
-         f"{_TESTS}::test_printed_first_order_system_misprint"),
-        ("Q, coefficient of d/dx^4: printed p3 - p5 a(x3) x4 - A x1; D gives p3 + (A x1 - a(x3) x4) p5 (the printed Q"
-         " is not even of degree 1)", f"{_TESTS}::test_printed_q_misprints"),
-        ("Q, coefficient of d/dx^5: printed p2 m Omega^2 x3 + p4 a(x3) x4 - A x1; D gives m Omega^2 x3 p2 + (a(x3) x4"
-         " - A x1) p4", f"{_TESTS}::test_printed_q_misprints"),
-        ("Q, coefficient of d/dp_1: printed A p4 p5 p5, which is zero (p5 odd); D gives A p4 p5",
-         f"{_TESTS}::test_printed_q_misprints"),
-    ]
+    res.findings = list(FINDINGS)
     res.notes = [
         "The paper gives no parameter values; ours: m = %g, Omega = %g, A = %g, epsilon = %g." % (p.m, p.Omega, p.A,
                                                                                                  p.epsilon),
-        "Q o Q components: " + "; ".join(f"({k}) {v}" for k, v in QQ.items()),
+        "Q o Q components: " + "; ".join(f"({k}) {v.expr}" for k, v in QQ.items()),
         "The oscillator y is undamped: its free oscillation excited by the transient persists; the limit cycle is"
         " that of the Van der Pol part (amplitude of q: %.4f from inside, %.4f from outside)." % (amp_in, amp_out),
         "Power-balance mismatch with the trapezoidal quadrature: %.2e (h), %.2e (h/2)." % tuple(errs),
-        f"Run time of the mid-point run (both initial states, {p.steps} steps): {run_['seconds']:.2f} s",
     ]
+    res.timings = {f"mid-point run (both initial states, {p.steps} steps)": run_["seconds"]}
     res.seconds = time.perf_counter() - t_start
     return res

@@ -1,7 +1,9 @@
 r"""Terakawa & Yaguchi 2022, Section 6: an elastic beam coupled to a two-mass spring.
 
-The semi-discretized simply supported beam (``N_x = 51``, ``dx = 0.02``) is glued at node
-``n_b = 10`` to the mass ``m_1`` of a two-mass spring; the interaction force f is chosen so
+The semi-discretized simply supported beam (``N_x = 51``, ``dx = 0.02`` as printed: unknowns
+``u_1 .. u_50``, boundary nodes ``x_0`` and ``x_51``, so 51 intervals and a beam of length 1.02 --
+see the findings) is glued at node ``n_b = 10`` (``b = n_b dx = 0.2``) to the mass ``m_1`` of a
+two-mass spring; the interaction force f is chosen so
 that the total energy is conserved.  The coupled system is NOT Hamiltonian on its phase
 space (``L_X omega = (du_{n_b} - dq_1) ^ df != 0``) but it is on the invariant submanifold
 ``S = {v_{n_b}/(rho A) = p_1/m_1, u_{n_b} - q_1 = C}``, on which the experiment starts.
@@ -26,9 +28,28 @@ Stability: for ``q'' = B D q`` Stormer-Verlet is stable iff ``dt omega_max < 2``
 ``dt_max = 6.3334e-4``; the paper's ``dt = 5e-4`` is 79 % of it.  ``run`` refuses a step
 size at or beyond the limit (:class:`integrators.stability.StepSizeError`).
 
-Misprints (found by the structures module, see geomcheck/structures/coupled.py): the sign
-of Lemma 6, the dx-weighted form the beam's condition silently needs, the ghost-node
-index in (6).
+Findings
+--------
+
+* [error] Lemma 6: printed ``L_X omega = df_1 ^ dq_1 + df_2 ^ dq_2`` for the lemma's own
+  ``omega = dq_1 ^ dp_1 + dq_2 ^ dp_2`` and the field of eq. (3); computed from the flow (no
+  convention for ``i_X`` involved) it is ``dq_1 ^ df_1 + dq_2 ^ df_2``, the negative.  The sign
+  enters at the proof's first line and is carried consistently (not damage of our copy);
+  Theorem 7 is unaffected.
+* [convention] Sec. 6, the condition of Theorem 7: the paper does not state the beam's
+  symplectic form.  With ``dx sum du_i ^ dv_i`` (the canonical momenta ``dx v_i`` of its
+  dx-weighted ``H_el`` and discrete variational derivatives) the printed condition
+  ``df ^ du_nb - df ^ dq_1 = 0`` is exact and holds on S; with ``sum du_i ^ dv_i`` it would read
+  ``(1/dx) df ^ du_nb - df ^ dq_1`` and fail on S.  The first reading holds.
+* [error] eq. (6): the right-end ghost relation is printed ``u_{N_x-1} = -u_{N_x}``, which with
+  eq. (5) forces the unknown ``u_{N_x-1}`` to vanish; the discrete ``u_xx(L) = 0`` (eq. (7) at the
+  other end) gives ``u_{N_x+1} = -u_{N_x-1}``, with which ``EI delta_4 u_i`` is exactly the
+  discrete variational derivative of ``H_el``.
+* [convention] Sec. 6 (L = 1, N_x = 51, Delta x = 0.02): with the indexing of eqs. (4)-(5) the
+  three printed numbers do not agree (``N_x`` intervals of 0.02 make 1.02).  We run ``N_x = 51``
+  and ``dx = 0.02`` as printed (50 unknowns, 51 intervals, length 1.02, ``b = n_b dx = 0.2``);
+  ``L = 1`` with ``N_x = 51`` would need ``dx = 1/51``, ``L = 1`` with ``dx = 0.02`` would need
+  ``N_x = 50``.
 
 Measured (2 cores shared with other jobs): quick profile 8-10 s; paper profile (T = 50 at
 dt = 5e-4, and T = 500 at dt = 5e-4 and 2.5e-4: 3.1 million steps, every state observed) 37-56 s.
@@ -63,14 +84,80 @@ from integrators.systems import STEP_SYMBOL
 from integrators.stability import StepSizeError, check_verlet_step, verlet_stability_limit
 
 from . import _plotting
-from ._core import CaseResult, check_below, check_close, check_true
+from ._core import CaseResult, Finding, check_below, check_close, check_true
 
 NAME = "terakawa-beam-two-mass"
 TITLE = "Beam coupled to a two-mass spring: symplectic on an invariant submanifold"
-SOURCE = ("T. Terakawa, T. Yaguchi, Symplecticity of coupled Hamiltonian systems, JSIAM Letters 14 (2022)"
+SOURCE = ("S. Terakawa, T. Yaguchi, Symplecticity of coupled Hamiltonian systems, JSIAM Letters 14 (2022)"
           " 37-40, Section 6, Figs. 2-4")
 
 EPS = float(np.finfo(float).eps)
+
+_COUPLED_TESTS = "tests/geomcheck/structures/test_coupled.py"
+
+#: What we say about the paper (see the module docstring); each shown by a test.
+FINDINGS = (
+    Finding(
+        "error", "Lemma 6",
+        "Lemma 6 prints L_X omega = df_1 ^ dq_1 + df_2 ^ dq_2 for its own omega := dq_1 ^ dp_1 + dq_2 ^ dp_2 and"
+        " the field of eq. (3) (q' = H_p, p' = -H_q + f). L_X omega is fixed by omega and X, whatever the"
+        " convention for i_X: computed from the flow it is dq_1 ^ df_1 + dq_2 ^ df_2, the negative (a sign"
+        " misprint). The sign enters at the proof's first line, i_X omega = (dp/dt) dq - (dq/dt) dp, which is"
+        " -i_X omega for (i_X omega)(Y) = omega(X, Y), the convention under which Definition 2 (i_X omega = dH)"
+        " gives eq. (3); it is carried consistently through the proof, Theorem 7 and Sec. 6, so it is not damage"
+        " of our copy. Theorem 7 (the sum vanishes) is unaffected.",
+        f"{_COUPLED_TESTS}::test_lemma6_sign_from_the_flow_plain_sympy"),
+    Finding(
+        "convention", "Sec. 6, the condition of Theorem 7",
+        "The paper does not state the beam's symplectic form. With the canonical momenta Delta x v_i implied by"
+        " its Delta x-weighted H_el and its discrete variational derivatives (1/Delta x) dH_el/du_i, the form is"
+        " Delta x sum du_i ^ dv_i + dq_1 ^ dp_1 + dq_2 ^ dp_2 and Lemma 6 gives the printed condition exactly (up"
+        " to Lemma 6's sign): L_X omega = (du_nb - dq_1) ^ df, zero on the invariant submanifold S. With"
+        " sum du_i ^ dv_i it would be (du_nb/Delta x - dq_1) ^ df, not zero on S.",
+        f"{_COUPLED_TESTS}::test_section6_beam_form_readings_plain_sympy",
+        readings=(
+            "beam form Delta x sum du_i ^ dv_i (canonical momenta Delta x v_i): the printed df ^ du_nb - df ^ dq_1"
+            " = 0 is exact and holds on S -- holds",
+            "beam form sum du_i ^ dv_i (the plain form in the coordinates (u, v), Hamiltonian H_el/Delta x): the"
+            " condition would be (1/Delta x) df ^ du_nb - df ^ dq_1, not zero on S -- not the paper's",
+        )),
+    Finding(
+        "error", "eq. (6)",
+        "eq. (6) prints the right-end ghost relation u_{N_x-1} = -u_{N_x}; with eq. (5) (u_{N_x} = 0) it forces the"
+        " unknown u_{N_x-1} to vanish and leaves u_{N_x+1}, which delta_4 u_{N_x-1} needs, undefined (an index"
+        " misprint). The discrete u_xx(L) = 0, eq. (7) at the other end, gives u_{N_x+1} = -u_{N_x-1}; with it"
+        " EI delta_4 u_i is exactly (1/Delta x) dH_el/du_i for every i, the discrete variational derivative the"
+        " paper names. The printed relation is well formed, not garbled, so we take it as the authors'.",
+        f"{_COUPLED_TESTS}::test_ghost_node_of_eq6_plain_sympy"),
+    Finding(
+        "convention", "Sec. 6 (L = 1, N_x = 51, Delta x = 0.02)",
+        "With the indexing of eqs. (4)-(5) (unknowns u_1 .. u_{N_x-1}, boundary values u_0 = u_{N_x} = 0) the"
+        " printed L = 1, N_x = 51 and Delta x = 0.02 do not agree: N_x intervals of 0.02 make a beam of length"
+        " 1.02. We run N_x = 51 and Delta x = 0.02 as printed: 50 unknowns u_1 .. u_50, 51 intervals, length"
+        " 1.02, coupling point b = n_b Delta x = 0.2 as printed, 104 coordinates; L = 1 is the number not"
+        " matched.",
+        "tests/casestudies/test_terakawa2022_beam.py::test_the_grid_we_run_and_the_printed_numbers",
+        readings=(
+            "N_x = 51 and Delta x = 0.02 as printed, length N_x Delta x = 1.02 (b = n_b Delta x = 0.2 as printed)"
+            " -- what we run",
+            "L = 1 and N_x = 51: Delta x = 1/51 (not the printed 0.02) and b = n_b Delta x = 0.196 (not 0.2)"
+            " -- not run",
+            "L = 1 and Delta x = 0.02: N_x = 50, 49 unknowns (or N_x counting the grid points x_0 .. x_50,"
+            " against eq. (5)'s u_{N_x} = 0) -- not run",
+        )),
+)
+
+#: Equation numbers cited here, in geomcheck/structures/coupled.py and docs/papers/terakawa2022_beam.md ->
+#: our copy's text at the display.
+EQUATIONS = {
+    3: r"\begin{pmatrix} 0 \\ f_1 \\ 0 \\ f_2 \end{pmatrix}. \quad (3)",
+    4: r"\begin{pmatrix} 0 \\ F_i \\ 0 \\ 0 \\ -f \\ 0 \end{pmatrix}, \quad (4)",
+    5: r"u_0(t) = u_{N_x}(t) = 0, \quad (5)",
+    6: r"u_{-1}(t) = -u_1(t), \quad u_{N_x-1}(t) = -u_{N_x}(t). \quad (6)",
+    7: r"\frac{u_{-1} - 2u_0 + u_1}{\Delta x^2} = 0. \quad (7)",
+    8: r"\frac{1}{\rho A} v_{n_b}(0) - \frac{1}{m_1} p_1(0) = 0, \quad (8)",
+    9: r"\frac{1}{\rho A} \frac{dv_{n_b}}{dt}(t) - \frac{1}{m_1} \frac{dp_1}{dt}(t) = 0. \quad (9)",
+}
 
 
 @dataclass(frozen=True)
@@ -365,7 +452,7 @@ def run(profile="quick", out=".", params: Parameters | None = None) -> CaseResul
     res.certificates.append(("Lemma 6, generic H1, H2, f (sizes 2, 1): direct = Cartan", generic.cartan_check))
     res.certificates.append(("Lemma 6, generic: L_X omega = sum dq_i ^ df_i", generic.closed_form_check))
     res.checks.append(check_true(
-        "Lemma 6 as printed (sum df_i ^ dq_i) disagrees with the computation (sign misprint)",
+        "Lemma 6 as printed (sum df_i ^ dq_i) disagrees with the computation (the paper's sign error)",
         generic.printed_check.method, "certificate holds = False", generic.printed_check.holds is False, "Lemma 6"))
 
     # -- the step map (the one that runs) on this system
@@ -436,19 +523,11 @@ def run(profile="quick", out=".", params: Parameters | None = None) -> CaseResul
     D = D.concluding(r"The paper's $\Delta t = %g$ is %.1f\%% of the limit; a step beyond it is refused."
                      % (params.dt, 100 * params.dt / lim.dt_max))
     res.derivations.append(D)
-    res.misprints += [
-        ("Lemma 6 printed as L_X omega = df1 ^ dq1 + df2 ^ dq2; with omega = dq ^ dp and q' = H_p it is"
-         " dq1 ^ df1 + dq2 ^ df2 (the proof's first line uses -i_X omega); Theorem 7 is unaffected",
-         "tests/geomcheck/structures/test_coupled.py::test_printed_lemma6_has_the_wrong_sign"),
-        ("Section 6's condition df ^ du_nb - df ^ dq1 = 0 needs the dx-weighted beam form"
-         " dx sum du_i ^ dv_i (v_i is a momentum per unit length); with sum du_i ^ dv_i the restricted"
-         " Lie derivative does not vanish",
-         "tests/geomcheck/structures/test_coupled.py::test_unweighted_beam_form_is_not_symplectic_on_submanifold"),
-        ("eq. (6) prints the ghost node u_{N_x-1} = -u_{N_x}; it is u_{N_x+1} = -u_{N_x-1} (else u_{N_x-1} = 0);"
-         " with it EI delta_4 u_i is exactly the discrete variational derivative of H_el",
-         "tests/geomcheck/structures/test_coupled.py::test_delta4_is_variational_derivative"),
-    ]
+    res.findings = list(FINDINGS)
     res.notes += [
+        f"The grid: N_x = {params.n_x}, dx = {float(B.values['dx']):g} as printed: {len(B.u)} unknowns, {params.n_x}"
+        f" intervals, a beam of length {params.n_x * float(B.values['dx']):g} (the paper's L = 1 is not matched by"
+        f" its N_x and dx; a convention finding), coupling point b = n_b dx = {params.n_b * float(B.values['dx']):g}.",
         "The flow is not Hamiltonian on the 104-dimensional phase space; L_X omega = (du_nb - dq1) ^ df vanishes"
         " on the invariant submanifold S = {v_nb/(rho A) = p1/m1, u_nb - q1 = C}, where the run starts (C = 0).",
         "The discrete Stormer-Verlet step (the map that runs) is certified exactly on this system: not symplectic"

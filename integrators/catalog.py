@@ -112,6 +112,8 @@ _ENTRIES = {
     "contact-yoshida-4": (lambda: contact_yoshida(4), 4, frozenset({"contact", "symmetric"})),
     "contact-herglotz-1": (lambda: HerglotzVariational(1), 1, frozenset({"contact"})),
     "contact-herglotz-2": (lambda: HerglotzVariational(2), 2, frozenset({"contact"})),
+    # the "Contact (1st)" of Vermeeren-Bravetti-Seri's figures: potential averaged over both ends, z_j
+    "contact-herglotz-1-averaged": (lambda: HerglotzVariational(1, averaged=True), 1, frozenset({"contact"})),
     "contact-splitting-2-t": (TimeDependentContactSplitting, 2, frozenset({"contact", "symmetric"})),
     **{f"yoshida-{k}": (_verlet_composition(f"yoshida-{k}", lambda k=k: compositions.yoshida_composition(k),
                                             f"Yoshida's triple jumps of Stormer-Verlet to order {k}"

@@ -1,4 +1,4 @@
-r"""Contact Hamiltonian systems (Vermeeren, Bravetti & Seri 2019, slides 2-4 and 14).
+r"""Contact Hamiltonian systems (Vermeeren, Bravetti & Seri 2019, slides 11-12 and 14).
 
 Conventions (API.md): Darboux coordinates ``(x_1..x_n, p_1..p_n, z)`` in this order,
 contact form ``eta = dz - sum_i p_i dx_i``; the contact Hamiltonian vector field X of H
@@ -21,19 +21,40 @@ factors ``phi_t^* eta = g eta``)::
     B : (x, p - t B'(x), z - t B(x))                   g = 1
     Cz: (x, p e^{-Ct}, z e^{-Ct})                      g = e^{-Ct}
 
-Misprints in the slides ("Hamiltonian integrators", slide 22), each shown to fail by a
-test in ``tests/geomcheck/structures/test_contact.py``:
+Slides are numbered as the frames of our copy of the talk: title frame = 1, the "Contents" frame
+and the five section "Table of Contents" frames counted, block headings inside a frame
+("Splitting integrator", "Theorem") not.  So slide 14 is "Damped mechanical systems", slide 20
+the third "Herglotz' variational principle" (``phi_T^*(dz - p dx) = e^{B(T)} (dz - p dx)``),
+slide 25 "All contact maps are variational", slide 26 "Backward error analysis", slide 27 the
+first "Hamiltonian integrators".
 
-* ``X_A = A'(p) d_x + (p A(p) - A(p)) d_z`` should read ``p A'(p) - A(p)``
-  (``test_printed_X_A_is_not_the_contact_field``);
-* ``exp(t X_A)`` carries the same slip, ``z + t (p A(p) - A(p))``
-  (``test_printed_A_flow_fails``);
-* ``exp(t X_B)(x, p, z) = (x - t (B'(x) + B(x)), p, z + t (p A(p) - A(p)))`` is not
-  the flow of X_B and not even a contact map; the flow is ``(x, p - t B'(x), z - t B(x))``
-  (``test_printed_B_flow_fails``);
-* ``exp(t X_C)(x, p, z) = (x, p - t p C, exp(Ct) z)`` linearizes the p factor and has the
-  wrong sign in the z exponent; the flow is ``(x, p e^{-Ct}, z e^{-Ct})``
-  (``test_printed_C_flow_fails``).
+What slide 27 prints against the flows above: three errors in the authors' text (misprints),
+each shown to fail by a test in ``tests/geomcheck/structures/test_contact.py``; the fields
+``X_B`` and ``X_Cz`` are printed right.
+
+* One slip, printed twice: the z component of ``X_A = A'(p) d_x + (p A(p) - A(p)) d_z`` and
+  of ``exp(t X_A)`` (``z + t (p A(p) - A(p))``) lacks the prime; it is ``p A'(p) - A(p)``
+  (``test_printed_X_A_is_not_the_contact_field``, ``test_printed_A_flow_fails``).  It is in the
+  authors' text, not a conversion loss: the same primeless expression reappears verbatim as the
+  z component of the printed ``exp(t X_B)``, a copy of the A line that no conversion produces,
+  while ``A'(p)`` elsewhere on those lines is intact.
+* ``exp(t X_B)(x, p, z) = (x - t (B'(x) + B(x)), p, z + t (p A(p) - A(p)))`` moves x instead
+  of p and carries the A line's z component: not the flow of X_B and not even a contact map;
+  the flow is ``(x, p - t B'(x), z - t B(x))`` (``test_printed_B_flow_fails``).
+* ``exp(t X_C)(x, p, z) = (x, p - t p C, exp(Ct) z)``: the p component is the first-order
+  truncation of ``p e^{-Ct}``, so the map is not the flow (the slide calls the flows explicit)
+  and not contact (``test_printed_C_flow_fails``).  The sign of the z exponent may be the
+  authors' or a minus lost in our copy; the p component alone makes the printed map wrong.
+  The flow is ``(x, p e^{-Ct}, z e^{-Ct})``.
+
+Modified equations (slide 26, "Backward error analysis"): :func:`modified_contact_hamiltonian`
+certifies, to a stated order in h, that every term of the modified vector field of a map is a
+contact Hamiltonian field (so the truncated modified equations are a contact system);
+:func:`modified_herglotz_lagrangian` builds the modified Lagrangian by the Legendre transform and
+certifies that the modified equations are its Herglotz equations (``z' = L~`` and the
+generalized Euler-Lagrange equation); :func:`contact_generating_lagrangian` builds the discrete
+Lagrangian ``L(x_j, x_{j+1}, z_j)`` of a contact step (slide 25) and certifies that the step is
+its position-momentum map.
 
 >>> import sympy
 >>> from geomcheck.structures import darboux_coordinates, certify_contact_form
@@ -92,6 +113,9 @@ __all__ = [
     "certify_contact_factor",
     "SeparableContactFlows",
     "separable_contact_flows",
+    "modified_contact_hamiltonian",
+    "modified_herglotz_lagrangian",
+    "contact_generating_lagrangian",
 ]
 
 
@@ -561,7 +585,7 @@ def certify_contact_hamiltonian_field(H, eta: Form, X: VectorField | None = None
 
 
 def certify_contact_energy_law(H, eta: Form) -> Certificate:
-    """Certify ``dH/dt = X_H(H) = -H R(H)`` (``-H H_z`` in Darboux coordinates): slide 9.
+    """Certify ``dH/dt = X_H(H) = -H R(H)`` (``-H H_z`` in Darboux coordinates): slide 14.
 
     Examples
     --------
@@ -836,7 +860,7 @@ def certify_contact_factor(phi, eta: Form, factor, *, small_step=None) -> Certif
                    stage=stage, counterexample=point, derivation=D, factor=g if holds is not True else expected)
 
 
-# --------------------------------------------------------------------------- slide 22 in one piece
+# --------------------------------------------------------------------------- slide 27 in one piece
 
 
 @dataclass(frozen=True)
@@ -876,7 +900,7 @@ class SeparableContactFlows:
 
 
 def separable_contact_flows(A, B, C, coords: ContactCoordinates, t: sympy.Symbol) -> SeparableContactFlows:
-    """Slide 22: the fields X_A, X_B, X_Cz and their exact flows, each certified contact and exact.
+    """Slide 27: the fields X_A, X_B, X_Cz and their exact flows, each certified contact and exact.
 
     Examples
     --------
@@ -910,3 +934,257 @@ def separable_contact_flows(A, B, C, coords: ContactCoordinates, t: sympy.Symbol
     verdicts = ", ".join(f"{name}: contact {c[0].verdict()}, exact flow {c[1].verdict()}" for name, c in certs.items())
     D = D.concluding(r"Certificates (" + verdicts + ").")
     return SeparableContactFlows(t, flows, fields, factors, certs, D)
+
+
+# --------------------------------------------------------------------------- modified equations, generating Lagrangians
+
+
+def _h_taylor(expr, h, n) -> list:
+    """``[c_0, ..., c_{n-1}]`` with ``expr = sum_j c_j h^j + O(h^n)``.
+
+    A polynomial in h (the truncated series built here) is read off coefficient by coefficient;
+    anything else is differentiated at h = 0.
+    """
+    expr = sympy.sympify(expr)
+    if not expr.has(sympy.Subs) and not any(h in a.free_symbols for f in expr.atoms(sympy.Function)
+                                            for a in f.args):
+        e = sympy.expand(expr)
+        if e.is_polynomial(h):
+            return [e.coeff(h, j) for j in range(n)]
+    out, cur = [], expr
+    for j in range(n):
+        out.append(substitute(cur, {h: sympy.S.Zero}) / sympy.factorial(j))
+        if j + 1 < n:
+            cur = diff(cur, h)
+    return out
+
+
+def _h_truncate(expr, h, n):
+    return sympy.Add(*[c * h**j for j, c in enumerate(_h_taylor(expr, h, n))])
+
+
+def modified_contact_hamiltonian(phi, eta: Form, h, order: int):
+    r"""The modified field of a map, certified to be a contact Hamiltonian field to ``O(h^order)``.
+
+    With the modified field ``X~ = F_1 + h F_2 + ... + h^(order-1) F_order`` of ``phi``
+    (:func:`geomcheck.modified_vector_field`), each ``F_k`` is checked to be the contact
+    Hamiltonian vector field of ``H_k = -eta(F_k)``: ``L_{F_k} eta = -R(H_k) eta`` (the
+    Lie derivative by the component formula).  Then ``X~`` is the contact field of
+    ``H~ = H_1 + h H_2 + ... + h^(order-1) H_order``: the modified equations, truncated
+    after ``order`` terms, are a contact system (the slides' "Backward error analysis").
+
+    Returns
+    -------
+    (H~, Certificate)
+        The certificate fails, with a counterexample, when some ``F_k`` is not a contact
+        vector field (the map is then not contact to that order).
+
+    Examples
+    --------
+    >>> import sympy
+    >>> D = darboux_coordinates(1); x, p, z = D.chart.coords
+    >>> h, a = sympy.symbols("h alpha")
+    >>> k = p * sympy.exp(-a * h)                         # damping, then the free flight (both exact flows)
+    >>> S = Map(D.chart, D.chart, [x + h * k, k, z * sympy.exp(-a * h) + h * k**2 / 2])
+    >>> Ht, cert = modified_contact_hamiltonian(S, D.eta, h, 2)
+    >>> cert.holds, sympy.expand(Ht.coeff(h, 0)), sympy.expand(Ht.coeff(h, 1))
+    (True, alpha*z + p**2/2, -alpha*p**2/4)
+    """
+    from ..certify.modified import modified_vector_field
+
+    eta = require_contact_form(eta, "modified_contact_hamiltonian")
+    if not isinstance(phi, Map) or phi.source != eta.chart or phi.target != eta.chart:
+        raise ExpressionError(f"modified_contact_hamiltonian expects a Map of {eta.chart!r} to itself, got {phi!r}")
+    fields = modified_vector_field(phi, h, order)
+    R = reeb_vector_field(eta)
+    residuals, terms = {}, []
+    D = Derivation(r"The modified equations are contact: $\tilde X = \sum_k h^{k-1} F_k$ with"
+                   r" $\mathcal{L}_{F_k}\eta = -R(H_k)\,\eta$, $H_k = -\eta(F_k)$")
+    for k, F in enumerate(fields, start=1):
+        Hk = -eta(F)
+        conformal = lie(F, eta) - (-R(Hk)) * eta
+        residuals.update({f"(L_F{k} eta + R(H_{k}) eta)_{eta.chart.coords[i[0]]}": v
+                          for i, v in conformal.terms.items()})
+        terms.append(h ** (k - 1) * Hk)
+        rows = [rf"H_{{{k}}} = -\eta(F_{{{k}}}) &= " + _show(Hk)]
+        rows += [rf"(\mathcal{{L}}_{{F_{{{k}}}}}\eta + R(H_{{{k}}})\,\eta)_{{{sympy.latex(eta.chart.coords[i[0]])}}} &= "
+                 + _show(v) for i, v in conformal.terms.items()]
+        D = D.add(rf"The term $F_{{{k}}}$ of the modified field gives", r" \\ ".join(rows))
+    Ht = sympy.Add(*terms)
+    cert = _decided(f"the modified field, to O(h^{order}), is the contact field of H~ = sum_k h^(k-1) H_k",
+                    residuals, D, factor=Ht)
+    return Ht, cert
+
+
+def modified_herglotz_lagrangian(Ht, coords: ContactCoordinates, h, order: int, *, time=None, energy=None,
+                                 lagrangian=None):
+    r"""The modified Lagrangian of a modified contact Hamiltonian, certified to ``O(h^order)``.
+
+    ``Ht`` is a truncated series ``H_1 + h H_2 + ...`` in h (from
+    :func:`modified_contact_hamiltonian`) on ``coords``; for a time-dependent system, on the
+    autonomized chart with ``time`` and its momentum ``energy``, where ``Ht = E + K(x, p, z, t)``
+    is required (``t' = 1`` exactly).  The Legendre transform ``v = K_p`` is inverted as a
+    series in h (H_1 must be regular in p: ``v = H_1p`` solvable in closed form) and
+    ``L~(x, v, z, t) = p v - K`` truncated.  The certificate claims, along the modified
+    field ``x' = K_p, p' = -K_x - p K_z, z' = p K_p - K``, up to ``O(h^order)``:
+
+    * ``z' = L~(x, x', z, t)`` (the action equation of Herglotz's principle), and
+    * ``L~_x - d/dt L~_{x'} + L~_z L~_{x'} = 0`` (the generalized Euler-Lagrange equations,
+      ``d/dt`` the total derivative with ``x'' `` the modified acceleration).
+
+    That is what "the modified equation ``x'' = f_mod`` is the generalized Euler-Lagrange
+    equation of ``L_mod`` and ``z' = L_mod``" means (slides, "Backward error analysis").
+    Pass ``lagrangian`` (in x, the velocities ``<x>dot``, z, t and h) to certify a given
+    Lagrangian instead of the Legendre transform (a published one, or a wrong one that fails).
+
+    Returns
+    -------
+    (L~, velocities, Certificate)
+
+    Examples
+    --------
+    >>> import sympy
+    >>> D = darboux_coordinates(1); x, p, z = D.chart.coords; h, a = sympy.symbols("h alpha")
+    >>> L, (xdot,), cert = modified_herglotz_lagrangian(p**2/2 + x**2/2 + a*z + h*p*x, D, h, 2)
+    >>> cert.holds, sympy.expand(L)
+    (True, -alpha*z - h*x*xdot - x**2/2 + xdot**2/2)
+    """
+    if not isinstance(coords, ContactCoordinates):
+        raise ExpressionError(f"modified_herglotz_lagrangian expects ContactCoordinates, got {coords!r}")
+    if not isinstance(order, int) or order < 1:
+        raise InvalidArgumentError(f"order must be an integer >= 1, got {order!r}")
+    Ht = sympy.sympify(Ht)
+    xs, ps, z = tuple(coords.x), tuple(coords.p), coords.z
+    if (time is None) != (energy is None):
+        raise InvalidArgumentError("modified_herglotz_lagrangian: pass both time and energy, or neither")
+    if energy is not None:
+        dE = decide_zero(diff(Ht, energy) - 1)
+        if dE.is_zero is not True:
+            raise ExpressionError(f"modified_herglotz_lagrangian: H~ must be E + K(x, p, z, t) (t' = 1 exactly);"
+                                  f" dH~/dE - 1 = {diff(Ht, energy) - 1} is not shown to vanish ({dE.method})")
+        K = sympy.expand(Ht - energy) if not Ht.has(sympy.Function) else Ht - energy
+        if K.has(energy):
+            K = substitute(K, {energy: sympy.S.Zero})
+    else:
+        K = Ht
+    vs = tuple(sympy.Symbol(f"{xi.name}dot") for xi in xs)
+    n = len(xs)
+    K0 = substitute(K, {h: sympy.S.Zero})
+    K0p = [diff(K0, pi) for pi in ps]
+    sols = sympy.solve([kp - vi for kp, vi in zip(K0p, vs)], list(ps), dict=True)
+    if len(sols) != 1 or set(sols[0]) != set(ps):
+        raise ExpressionError(f"modified_herglotz_lagrangian: v = dH_1/dp has no unique closed-form solution for"
+                              f" {list(ps)} (H_1 = {K0}); a Hamiltonian regular in p was expected")
+    P0 = [sols[0][pi] for pi in ps]
+    at0 = dict(zip(ps, P0))
+    M = sympy.Matrix(n, n, lambda i, j: substitute(diff(K0p[i], ps[j]), at0))
+    Minv = M.inv()
+    P = list(P0)
+    for _ in range(order - 1):       # each sweep gains one power of h (a fixed-Jacobian Newton step)
+        at = dict(zip(ps, P))
+        resid = sympy.Matrix([substitute(diff(K, pi), at) - vi for pi, vi in zip(ps, vs)])
+        P = [_h_truncate(Pi - c, h, order) for Pi, c in zip(P, Minv * resid)]
+    at = dict(zip(ps, P))
+    if lagrangian is None:
+        L = _h_truncate(sympy.Add(*[Pi * vi for Pi, vi in zip(P, vs)]) - substitute(K, at), h, order)
+    else:
+        L = sympy.sympify(lagrangian)
+
+    # along the modified field (in x, p, z, t): x' = K_p, p' = -K_x - p K_z, z' = p K_p - K
+    Kz = diff(K, z)
+    xdot = [diff(K, pi) for pi in ps]
+    pdot = [-diff(K, xi) - pi * Kz for xi, pi in zip(xs, ps)]
+    zdot = sympy.Add(*[pi * xd for pi, xd in zip(ps, xdot)]) - K
+
+    def total(f):                    # d/dt of a function of (x, p, z, t) along the field
+        out = sympy.Add(*[xd * diff(f, xi) for xi, xd in zip(xs, xdot)], *[pd * diff(f, pi) for pi, pd in
+                                                                          zip(ps, pdot)], zdot * diff(f, z))
+        return out + (diff(f, time) if time is not None else 0)
+
+    acc = [total(xd) for xd in xdot]
+    accs = tuple(sympy.Symbol(f"{xi.name}ddot") for xi in xs)
+    Lv = [diff(L, vi) for vi in vs]
+    Lz = diff(L, z)
+    onfield = dict(zip(vs, xdot))
+    residuals = {}
+    action = substitute(L, onfield) - zdot
+    for j, c in enumerate(_h_taylor(action, h, order)):
+        residuals[f"h^{j}: L~(x, x', z) - z'"] = c
+    for i, xi in enumerate(xs):
+        dLv = (sympy.Add(*[vj * diff(Lv[i], xj) for xj, vj in zip(xs, vs)])
+               + sympy.Add(*[aj * diff(Lv[i], vj) for vj, aj in zip(vs, accs)])
+               + zdot * diff(Lv[i], z) + (diff(Lv[i], time) if time is not None else 0))
+        EL = diff(L, xi) - dLv + Lz * Lv[i]
+        EL = substitute(EL, {**onfield, **dict(zip(accs, acc))})
+        for j, c in enumerate(_h_taylor(EL, h, order)):
+            residuals[f"h^{j}: generalized Euler-Lagrange ({xi})"] = c
+    D = Derivation(r"The modified equations are variational: $\dot z = \tilde L(x, \dot x, z)$ and"
+                   r" $\tilde L_x - \frac{\mathrm{d}}{\mathrm{d}t}\tilde L_{\dot x} + \tilde L_z \tilde L_{\dot x} = 0$"
+                   rf" along the modified field, to $O(h^{{{order}}})$")
+    D = D.add(r"For the modified contact Hamiltonian", r"\tilde K &= " + _show(K))
+    D = D.add(r"the Legendre transform $\dot x = \tilde K_p$, inverted as a series in $h$, gives",
+              r"\tilde L &= " + _show(L))
+    D = D.concluding("The coefficients of the residuals at each power of h below the order vanish.")
+    cert = _decided(f"z' = L~ and the generalized Euler-Lagrange equations of L~ hold along the modified field,"
+                    f" to O(h^{order})", residuals, D, factor=L)
+    return L, vs, cert
+
+
+def contact_generating_lagrangian(phi, coords: ContactCoordinates, h):
+    r"""The discrete Lagrangian ``L(x_j, x_{j+1}, z_j)`` that generates a contact step, certified.
+
+    For a step ``(x, p, z) -> (X, P, Z)`` whose ``X`` can be solved for p in closed form
+    (the twist condition), ``L(x, x_next, z) = (Z - z)/h`` at that p, so that
+    ``z_{j+1} - z_j = h L(x_j, x_{j+1}, z_j)``.  The certificate claims that the step is the
+    position-momentum map of L (slides, "Contact structure" and "All contact maps are
+    variational"): ``p_j^+ = -h D1 L/(1 + h D3 L) = p`` and ``p_{j+1}^- = h D2 L = P``
+    (``D4 L = 0``), so the iterates solve the discrete Herglotz principle.  It fails for a
+    step that is not contact.  Parameters of the step (a time ``t_j``) stay parameters of L.
+
+    Returns
+    -------
+    (L, next positions, Certificate)
+
+    Examples
+    --------
+    >>> import sympy
+    >>> D = darboux_coordinates(1); x, p, z = D.chart.coords; h, a = sympy.symbols("h alpha")
+    >>> k = p * sympy.exp(-a * h)                         # damping, then the free flight (both exact flows)
+    >>> S = Map(D.chart, D.chart, [x + h * k, k, z * sympy.exp(-a * h) + h * k**2 / 2])
+    >>> L, (X,), cert = contact_generating_lagrangian(S, D, h)
+    >>> cert.holds, sympy.simplify(L - (X - x)**2 / (2 * h**2) - z * (sympy.exp(-a * h) - 1) / h)
+    (True, 0)
+    """
+    if not isinstance(coords, ContactCoordinates):
+        raise ExpressionError(f"contact_generating_lagrangian expects ContactCoordinates, got {coords!r}")
+    if not isinstance(phi, Map) or phi.source != coords.chart or phi.target != coords.chart:
+        raise ExpressionError(f"contact_generating_lagrangian expects a Map of {coords.chart!r} to itself, got {phi!r}")
+    xs, ps, z = tuple(coords.x), tuple(coords.p), coords.z
+    image = dict(zip(coords.chart.coords, phi.exprs))
+    nxt = tuple(sympy.Symbol(f"{xi.name}_next") for xi in xs)
+    sols = sympy.solve([image[xi] - Xi for xi, Xi in zip(xs, nxt)], list(ps), dict=True)
+    if len(sols) != 1 or set(sols[0]) != set(ps):
+        raise ExpressionError(f"contact_generating_lagrangian: the new positions {[image[xi] for xi in xs]} cannot be"
+                              f" solved for {list(ps)} in closed form (twist condition); no L(x_j, x_j+1, z_j)")
+    p_of = sols[0]
+    L = (substitute(image[z], p_of) - z) / h
+    D1 = [diff(L, xi) for xi in xs]
+    D2 = [diff(L, Xi) for Xi in nxt]
+    D3 = diff(L, z)
+    back = dict(zip(nxt, [image[xi] for xi in xs]))       # express everything in (x, p, z)
+    residuals, rows = {}, []
+    for i, (xi, pi) in enumerate(zip(xs, ps)):
+        residuals[f"p_j^+ - p ({xi})"] = substitute(-h * D1[i] / (1 + h * D3), back) - pi
+        residuals[f"p_(j+1)^- - P ({xi})"] = substitute(h * D2[i], back) - image[pi]
+        tp = sympy.latex(pi)
+        rows += [rf"p^+_{{j}} - {tp} &= " + _show(residuals[f"p_j^+ - p ({xi})"]),
+                 rf"p^-_{{j+1}} - {tp}_{{j+1}} &= " + _show(residuals[f"p_(j+1)^- - P ({xi})"])]
+    D = Derivation(r"A contact step is variational: its generating function is a discrete Lagrangian"
+                   r" $L(x_j, x_{j+1}, z_j)$")
+    D = D.add(r"Solving the new positions for the momenta and $z_{j+1} - z_j = h L$ gives",
+              r"L &= " + _show(L))
+    D = D.add(r"The step is the position-momentum map of $L$ when $p_j = -hD_1L/(1 + hD_3L)$ and"
+              r" $p_{j+1} = hD_2L$; the residuals (in $x_j, p_j, z_j$) are", r" \\ ".join(rows))
+    cert = _decided("the step is the position-momentum map of its generating Lagrangian L(x_j, x_j+1, z_j)",
+                    residuals, D, factor=L)
+    return L, nxt, cert

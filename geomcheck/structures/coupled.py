@@ -1,4 +1,4 @@
-r"""Coupled Hamiltonian systems (Terakawa & Yaguchi, JSIAM Letters 14 (2022) 37-40).
+r"""Coupled Hamiltonian systems (S. Terakawa & T. Yaguchi, JSIAM Letters 14 (2022) 37-40).
 
 Several Hamiltonian subsystems, each with blocks ``q_i, p_i`` (any sizes), a Hamiltonian
 ``H_i(q_i, p_i)`` and an interaction ``f_i`` added to its momentum equations:
@@ -15,35 +15,45 @@ formula and through Cartan's formula ``L_X omega = d(i_X omega) + i_X d omega``:
 
     i_X omega = dH - sum_i c_i f_i . dq_i,      L_X omega = sum_i c_i dq_i ^ df_i.
 
-**Sign misprint in the printed Lemma 6.**  The paper prints
-``L_X omega = df_1 ^ dq_1 + df_2 ^ dq_2``, the NEGATIVE of the above.  Under the conventions
-of API.md (``omega = sum dq ^ dp``, ``i_X (a ^ b) = a(X) b - b(X) a``, ``q' = H_p``,
-``p' = -H_q``) the engine finds ``dq_1 ^ df_1 + dq_2 ^ df_2`` (both by the component formula
-and by Cartan's formula).  The sign enters in the paper's first line of the proof,
-``i_X omega = (dp_1/dt) dq_1 - (dq_1/dt) dp_1 + ...``, which is ``-i_X omega``; with it the
-paper's own Definition 2 (``i_X omega = dH``) would give ``q' = -H_p``.  Theorem 7's
-condition (the sum vanishes) is unaffected.  Test:
-``test_printed_lemma6_has_the_wrong_sign`` (tests/geomcheck/structures/test_coupled.py).
+**Sign error in the printed Lemma 6 (an error of the paper).**  The paper prints
+``L_X omega = df_1 ^ dq_1 + df_2 ^ dq_2``, the NEGATIVE of the above.  ``L_X omega`` is fixed by
+``omega := dq_1 ^ dp_1 + dq_2 ^ dp_2`` (the lemma's own) and the field of eq. (3) (``q' = H_p``,
+``p' = -H_q + f``), whatever the convention for ``i_X``: it is ``dq_1 ^ df_1 + dq_2 ^ df_2`` (by
+the component formula, by Cartan's formula, and from the flow).  The sign enters in the
+paper's first line of the proof, ``i_X omega = (dp_1/dt) dq_1 - (dq_1/dt) dp_1 + ...``, which is
+``-i_X omega`` for ``(i_X omega)(Y) = omega(X, Y)`` -- the convention under which the paper's
+Definition 2 (``i_X omega = dH``) gives eq. (3).  The sign is carried through the proof,
+Theorem 7 and Section 6 alike, so it is not damage of the converted text.  Theorem 7's
+condition (the sum vanishes) is unaffected.  Tests: ``test_printed_lemma6_has_the_wrong_sign``,
+``test_lemma6_sign_from_the_flow_plain_sympy`` (tests/geomcheck/structures/test_coupled.py).
 
 **The beam + two-mass example (Section 6).**  Variables: ``u_i`` (deflection at
-``x_i = i dx``, ``i = 1 .. N_x - 1``; ``u_0 = u_{N_x} = 0``) and ``v_i = rho A u_t(x_i)``, the
-momentum per unit length, exactly as the paper's ``H_el = sum_i (v_i^2/(rho A) + EI (delta_2
-u_i)^2) dx / 2`` and ``u_i' = v_i/(rho A)`` imply; masses ``q_1, q_2`` with momenta
-``p_j = m_j q_j'``.  The momentum of node i is ``dx v_i``, so the beam's symplectic form is
-``dx sum_i du_i ^ dv_i`` (weight ``c = dx``), and the total form is
-``omega = dx sum_i du_i ^ dv_i + dq_1 ^ dp_1 + dq_2 ^ dp_2``.  With it
-``L_X omega = (du_{n_b} - dq_1) ^ df``, which vanishes on the invariant submanifold
-``{v_{n_b}/(rho A) = p_1/m_1, u_{n_b} - q_1 = C}`` -- the paper's condition (up to the sign
-above).  With the unweighted form ``sum du_i ^ dv_i`` (and ``H_el/dx`` as the beam's
-Hamiltonian, which gives the same equations) one gets ``(du_{n_b}/dx - dq_1) ^ df`` instead,
-which does NOT vanish on that submanifold: the paper's ``df ^ du_{n_b} - df ^ dq_1`` silently
-uses the dx-weighted form (test ``test_unweighted_beam_form_is_not_symplectic_on_submanifold``).
-Ghost nodes: ``u_{-1} = -u_1`` and ``u_{N_x+1} = -u_{N_x-1}`` (from ``u_xx = 0``); the paper's
-(6) prints the second as ``u_{N_x-1} = -u_{N_x}``, an index misprint (with ``u_{N_x} = 0`` it
-would force ``u_{N_x-1} = 0``); with the corrected ghosts ``EI delta_4 u_i`` is exactly the
-discrete variational derivative of ``H_el`` (test ``test_delta4_is_variational_derivative``).
-The grid: ``N_x = 51``, ``dx = 0.02`` gives 50 interior nodes and 104 coordinates (the
-paper's ``L = 1`` then corresponds to ``N_x - 1 = 50`` intervals).
+``x_i = i dx``, ``i = 1 .. N_x - 1``; ``u_0 = u_{N_x} = 0``, eq. (5)) and ``v_i = rho A u_t(x_i)``,
+the momentum per unit length, exactly as the paper's ``H_el = sum_i (v_i^2/(rho A) + EI (delta_2
+u_i)^2) dx / 2`` and ``u_i' = v_i/(rho A)`` (eq. (4)) imply; masses ``q_1, q_2`` with momenta
+``p_j = m_j q_j'``.  The paper does not state the beam's symplectic form (a convention, two
+readings).  With the canonical momenta ``dx v_i`` that its dx-weighted ``H_el`` and its discrete
+variational derivatives ``(1/dx) dH_el/du_i`` imply, the form is ``dx sum_i du_i ^ dv_i``
+(weight ``c = dx``) and ``omega = dx sum_i du_i ^ dv_i + dq_1 ^ dp_1 + dq_2 ^ dp_2``; with it
+``L_X omega = (du_{n_b} - dq_1) ^ df``, exactly the paper's condition ``df ^ du_{n_b} - df ^ dq_1``
+up to Lemma 6's sign, and it vanishes on the invariant submanifold
+``{v_{n_b}/(rho A) = p_1/m_1, u_{n_b} - q_1 = C}``.  This reading holds.  With the plain form
+``sum du_i ^ dv_i`` (and ``H_el/dx`` as the beam's Hamiltonian, which gives the same equations)
+one gets ``(du_{n_b}/dx - dq_1) ^ df`` instead, which does not vanish on that submanifold (tests
+``test_unweighted_beam_form_is_not_symplectic_on_submanifold``,
+``test_section6_beam_form_readings_plain_sympy``).
+Ghost nodes: ``u_{-1} = -u_1`` and ``u_{N_x+1} = -u_{N_x-1}`` (from ``u_xx = 0``: eq. (7) and its
+analogue at ``x = L``, with eq. (5)).  The paper's eq. (6) prints the second as
+``u_{N_x-1} = -u_{N_x}``, an index error of the paper (with ``u_{N_x} = 0`` it would force
+``u_{N_x-1} = 0`` and it leaves ``u_{N_x+1}`` undefined); with the corrected ghosts
+``EI delta_4 u_i`` is exactly the discrete variational derivative of ``H_el``
+(tests ``test_delta4_is_variational_derivative``, ``test_ghost_node_of_eq6_plain_sympy``).
+The grid: by eqs. (4)-(5) the unknowns are ``u_1 .. u_{N_x-1}`` and the boundary nodes
+``x_0 = 0`` and ``x_{N_x} = N_x dx``, so the beam has ``N_x`` intervals.  :func:`beam_two_mass`
+takes ``dx = 1/(N_x - 1)`` by default, which is the paper's ``dx = 0.02`` at ``N_x = 51``: 50
+unknowns, 51 intervals, a beam of length ``51 dx = 1.02`` (the paper's ``L = 1`` is not matched
+by its own ``N_x`` and ``dx``; see the findings of ``casestudies/terakawa2022_beam.py``), the
+coupling point ``b = n_b dx = 0.2`` as printed, and 104 coordinates.
 
 >>> import sympy
 >>> from geomcheck.structures import generic_coupled_system, coupled_lie_derivative
@@ -742,7 +752,9 @@ def beam_two_mass(n_x: int = 51, n_b: int = 10, *, dx=None, symbolic=False, **va
     n_b : int
         The coupling node, ``1 <= n_b <= N_x - 1``.
     dx : number, optional
-        Grid spacing (default ``1/(N_x - 1)``, i.e. 1/50 = 0.02 at N_x = 51).
+        Grid spacing (default ``1/(N_x - 1)``: the paper's 0.02 at N_x = 51).  The boundary nodes are
+        ``x_0 = 0`` and ``x_{N_x} = N_x dx`` (eq. (5)), so the beam's length is ``N_x dx`` (1.02 at the
+        default ``N_x = 51``).
     symbolic : bool
         Use symbols ``rho, A, E, I, m_1, m_2, k, Delta_x`` for every parameter not
         given in ``values``.
@@ -900,5 +912,6 @@ def beam_symplecticity(n_x: int = 51, n_b: int = 10, *, method="pullback", **kwa
               % (j, j) + _text(invariance.method) + r") and on it",
               r"\iota^*\mathcal{L}_X\omega &= " + show(on_sub.residual))
     D = D.add(r"The energy $H_{el} + H_{sp}$ is conserved on the submanifold (" + _text(energy.method) + ").")
-    D = D.concluding(r"Whole computation: %.2f s." % seconds)
+    # (the run time is the result's ``seconds``, not part of the derivation: a derivation is the
+    # same text on every run)
     return BeamSymplecticity(model, full, lemma, invariance, on_sub, energy, seconds, D)

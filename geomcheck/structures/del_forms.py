@@ -1,6 +1,6 @@
 """Discrete Euler-Lagrange (DEL) one-forms and the two-forms that schemes preserve.
 
-Guo, Li & Wu, Commun. Theor. Phys. 36 (2001) 11-18, Sections 3-5.  "Function space"
+Guo, Li & Wu, "A note on symplectic algorithm", Commun. Theor. Phys. 36 (2001) 11-18, Sections 3-5.  "Function space"
 means: the values at the lattice points are independent coordinates, no scheme
 equation is imposed; every identity below is certified there, and the scheme's
 equations are the null DEL one-form.
@@ -9,15 +9,15 @@ Discrete Lagrangians (Section 3)
     The action is the lattice sum ``S = sum_k L_d(q_k, q_{k+1})``; on the chart
     ``(q_{k-1}, q_k, q_{k+1})`` (n coordinates each)
 
-    * DEL one-form (eq. 21)  ``E^(k) = [D1 L_d(q_k, q_{k+1}) + D2 L_d(q_{k-1}, q_k)] dq_k``,
-    * canonical one-form (eq. 23)  ``theta^(k) = h D2 L_d(q_{k-1}, q_k) dq_k``,
-    * symplectic form (eq. 24)  ``omega^(k) = d theta^(k)``,
+    * DEL one-form (eq. (21))  ``E^(k) = [D1 L_d(q_k, q_{k+1}) + D2 L_d(q_{k-1}, q_k)] dq_k``,
+    * canonical one-form (eq. (23))  ``theta^(k) = h D2 L_d(q_{k-1}, q_k) dq_k``,
+    * symplectic form (eq. (24))  ``omega^(k) = d theta^(k)``,
 
     with ``Delta_t X^(k) = (X^(k+1) - X^(k))/h``.  The paper writes ``L_D(q, q_t)`` with the
     forward difference ``q_t = (q_{k+1} - q_k)/h``; ``difference=True`` reads a Lagrangian
     that way (``L_d(x, y) = L_D(x, (y - x)/h)``, the same function).  Certified:
-    ``dL^(k) = E^(k) + Delta_t theta^(k)`` (eq. 22) and ``Delta_t omega^(k) = -dE^(k)``
-    (eqs. 26-27: omega is preserved iff the DEL condition dE = 0 holds), both on function
+    ``dL^(k) = E^(k) + Delta_t theta^(k)`` (eq. (22)) and ``Delta_t omega^(k) = -dE^(k)``
+    (eqs. (26)-(27): omega is preserved iff the DEL condition dE = 0 holds), both on function
     space; and, on the solution space, that the DEL map ``(q_{k-1}, q_k) -> (q_k, q_{k+1})``
     defined by ``E^(k) = 0`` preserves omega (a pullback certificate).
 
@@ -36,47 +36,53 @@ Hamiltonian schemes (Section 4, 5)
     ``M_ij = b_i b_j - b_i a_ij - b_j a_ji``, ``Omega(a, b) = (da_q ^ db_p + db_q ^ da_p)/2``,
     ``Omega(z) = sum dq ^ dp``.  Hence:
 
-    * midpoint rule (eqs. 40-47): one stage ``Y = zbar`` (eliminated), S = 0, M = 0:
-      ``d(E(q) + E(p)) = Omega(Z) - Omega(z)``; ``(E(q) + E(p))/h`` is eq. 47's one-form;
-    * Feng Kang's fourth-order scheme (eqs. 48-52) is the midpoint rule for
-      ``Htilde = H - h^2/24 (grad H)^T J H_zz J grad H`` (eq. 49); its DEL one-form differs
-      from the midpoint one by the exact form ``h^3/24 d(alpha(zbar))`` (eq. 52 with eq. 47's
+    * midpoint rule (eqs. (40)-(47)): one stage ``Y = zbar`` (eliminated), S = 0, M = 0:
+      ``d(E(q) + E(p)) = Omega(Z) - Omega(z)``; ``(E(q) + E(p))/h`` is eq. (47)'s one-form;
+    * Feng Kang's fourth-order scheme (eqs. (48)-(52)) is the midpoint rule for
+      ``Htilde = H - h^2/24 (grad H)^T J H_zz J grad H`` (eq. (49)); its DEL one-form differs
+      from the midpoint one by the exact form ``h^3/24 d(alpha(zbar))`` (eq. (52) with eq. (47)'s
       normalization 1/h), so it preserves the same form; it has order 4 (certified);
-    * two-stage Gauss (eqs. 53-58): free stages, M = 0: preserves ``sum dq ^ dp``;
-    * trapezoidal rule (eqs. 59-73): stages ``Y_1 = z``, ``Y_2 = Z``, ``M = diag(1/4, -1/4)``:
+    * two-stage Gauss (eqs. (53)-(58)): free stages, M = 0: preserves ``sum dq ^ dp``;
+    * trapezoidal rule (eqs. (59)-(73)): stages ``Y_1 = z``, ``Y_2 = Z``, ``M = diag(1/4, -1/4)``:
       ``dE = w_h(Z) - w_h(z)`` with ``w_h = Omega + h^2/4 Omega(K, K) = chi_h^* Omega``,
-      ``chi_h = id + (h/2) J^{-1} grad H`` (eqs. 72-73); for ``H = p^2/2 + V(q)``,
+      ``chi_h = id + (h/2) J^{-1} grad H`` (eqs. (72)-(73)); for ``H = p^2/2 + V(q)``,
       ``w_h = (1 + h^2/4 V''(q)) dq ^ dp``.  The rule does NOT preserve ``dq ^ dp``.
 
     Each scheme is also given as a one-step map (an :class:`~geomcheck.ImplicitMap`) and
     certified by pullback (``gc.certify_symplectic`` / ``gc.certify_preserves``).
 
-What the text we have prints, and what the computation says
-    The only copy available is an OCR'd text; several formulas are garbled.  Where a
-    formula can be read, it was checked; the readings that fail are kept as tests:
+What we say about the paper (the case study ``guo-del-schemes`` lists these as findings)
+    Our copy of the paper is a converted (OCR) text; several displays are garbled there.  Where
+    a formula can be read it was checked; none of the following is an error of the authors:
 
-    * eq. 41 (and 56, 69) as read: the pair ``dp^(n)T {...}``, ``dq^(n)T {p^(n+1) - p^(n) + h H_q}``
-      with differentials at t_n and a + sign.  Read literally, ``d(E1 + E2)`` is not
-      ``Omega(Z) - Omega(z)`` on function space (test
-      ``test_printed_pair_41_with_differentials_at_tn_fails``); the midpoint differentials
-      of eq. 47 and the sign of eq. 12 (``E_2 = -(pdot + H_q) dq``) make it an identity.
-      The continuous pair (12) and eq. 47 are consistent with this corrected pair.
-    * eq. 56 (Gauss) uses only the pair: on function space with free stages the stage
-      one-form S is needed too (``test_gauss_pair_without_stage_form_is_not_closed_correctly``).
-    * eq. 39 as read, ``dp^(n+1) ^ dq^(n+1) = (1 + h^2/4 V_qq) dq^(n+1) ^ dq^(n)``, lacks a
-      factor 1/h (``test_eq39_needs_the_factor_one_over_h``); the factor may have been lost
-      in the transcription.
-    * eq. 48: the h^3/24 correction with the minus sign of eq. 49 gives order 4; the other
-      sign gives order 2 only (``test_feng_kang_sign_of_the_correction``).
+    * [damage] eq. (39): as read in our copy, ``dp^(n+1) ^ dq^(n+1) = (1 + h^2/4 V_qq)
+      dq^(n+1) ^ dq^(n)`` lacks the factor 1/h that the scheme (32) gives
+      (``test_eq39_needs_the_factor_one_over_h``); the display is too garbled in our copy to
+      tell whether the printed paper has it.
+    * [convention] eq. (41): read with differentials at t_n and a + sign (as in our copy; eqs.
+      (56), (61), (69) read alike), ``d(E1 + E2)`` is not ``Omega(Z) - Omega(z)`` on the function
+      space (``test_pair_41_as_read_with_differentials_at_tn_is_no_identity``); with the mid-point
+      differentials of eq. (47) and the sign of eq. (12) (``E_2 = -(pdot + H_q) dq``) it is an
+      identity, and that is the pair built here.  The paper claims the function-space identity
+      only for eq. (47), which holds.
+    * [critique] eq. (56): the two-stage Gauss pair alone is not closed correctly on the
+      function space with free stages (``test_gauss_pair_without_stage_form_is_not_closed_correctly``):
+      the stage one-form S is needed (or stages written about the mid-point); eq. (58) holds.
 
-    Checked and found right: eqs. 35, 36, 38 (the midpoint DEL form of
-    ``L_D = q_t^2/2 - V(q + h q_t/2)``, up to the factor -h^2), 28-30, 45 (one degree of
-    freedom; the order of the matrix factors for n > 1 is not readable), 47, 49, 52 (with
-    eq. 47's normalization), 65 and 67 (the paper's ``dp ^ (1 + h^2/4 V_qq) dq`` is
-    ``-(1 + h^2/4 V_qq) dq ^ dp``: the same preserved form up to orientation), 71 for one
-    degree of freedom (``1 + h^2/4 (H_pp H_qq - H_pq^2)``), 72-73 (w_h = chi_h^* (dq ^ dp)).
-    Not checked (unreadable in our copy): eqs. 37, 43-44, 62-63, and the coefficients of
-    eq. 55 (the two-stage Gauss tableau is taken from
+    The sign of the h^3/24 term of eq. (48) is right as printed: it is the mid-point rule for
+    eq. (49)'s Htilde and has order 4, while the other sign gives order 2 only
+    (``test_feng_kang_sign_of_the_correction``).
+
+    Checked and found to hold: eqs. (35), (36), (38) (the mid-point DEL form of
+    ``L_D = q_t^2/2 - V(q + h q_t/2)``, up to the factor -h^2), (28)-(30), (31) (the
+    backward-difference Lagrangian ``L_d(x, y) = L_D(y, (y - x)/h)``: DEL identity, DEL condition
+    and the pullback certificate, in the case study), (45) (one degree of freedom; the order of
+    the matrix factors for n > 1 is not readable), (47), (49), (52) (with eq. (47)'s normalization),
+    (65) and (67) (the paper's ``dp ^ (1 + h^2/4 V_qq) dq`` is ``-(1 + h^2/4 V_qq) dq ^ dp``:
+    the same preserved form up to orientation), (71) for one degree of freedom
+    (``1 + h^2/4 (H_pp H_qq - H_pq^2)``), (72)-(73) (``w_h = chi_h^* (dq ^ dp)``).
+    Not checked (unreadable in our copy): eqs. (37), (42)-(44), (62)-(63), and the coefficients
+    of eq. (55) (the two-stage Gauss tableau is taken from
     :func:`geomcheck.certify.families.gauss_legendre` instead).
 
 Timings (this machine): the DEL identities take well under a second each, generic H; the
@@ -87,7 +93,7 @@ refutation of order 5 for ``p^2/2 + q^4/4`` 0.2 s.
 >>> import sympy, geomcheck as gc
 >>> from geomcheck.structures import discrete_lagrangian_forms, certify_del_condition
 >>> V = sympy.Function("V"); h = sympy.Symbol("h")
->>> F = discrete_lagrangian_forms(lambda x, v: v**2 / 2 - V(x), step=h, difference=True)   # eqs. 28-30
+>>> F = discrete_lagrangian_forms(lambda x, v: v**2 / 2 - V(x), step=h, difference=True)   # eqs. (28)-(30)
 >>> F.symplectic_form.components
 {(0, 1): -1/h}
 >>> certify_del_condition(F).holds
@@ -217,7 +223,7 @@ def _apply(L_d, x: tuple, y: tuple, n: int):
 
 @dataclass(frozen=True)
 class DELForms:
-    """The DEL one-form of a discrete Lagrangian and the forms derived from it (eqs. 21-27).
+    """The DEL one-form of a discrete Lagrangian and the forms derived from it (eqs. (21)-(27)).
 
     All forms live on ``chart = (q_{k-1}, q_k, q_{k+1})``; ``step`` is h (1 when not given).
     ``lagrangian`` is ``L^(k) = L_d(q_k, q_{k+1})`` and ``lagrangian_before`` ``L^(k-1)``;
@@ -323,7 +329,7 @@ def _require_del(F, who):
 
 
 def certify_del_identity(F: DELForms) -> Certificate:
-    """Certify ``dL^(k) = E^(k) + Delta_t theta^(k)`` (eq. 22) on the function space."""
+    """Certify ``dL^(k) = E^(k) + Delta_t theta^(k)`` (eq. (22)) on the function space."""
     _require_del(F, "certify_del_identity")
     dL = d(Form.function(F.chart, F.lagrangian))
     residual = dL - F.del_form - (F.canonical_form_next - F.canonical_form) / F.step
@@ -332,7 +338,7 @@ def certify_del_identity(F: DELForms) -> Certificate:
 
 
 def certify_del_condition(F: DELForms) -> Certificate:
-    """Certify ``Delta_t omega^(k) = -dE^(k)`` (eqs. 26-27) on the function space.
+    """Certify ``Delta_t omega^(k) = -dE^(k)`` (eqs. (26)-(27)) on the function space.
 
     So omega^(k+1) = omega^(k) exactly where the DEL condition dE^(k) = 0 holds.
     """
@@ -518,7 +524,7 @@ def _new_values(q, p, chart):
 
 
 def midpoint_map(H, q, p, h) -> ImplicitMap:
-    """The implicit midpoint rule (eq. 40) as an ImplicitMap (new values ``q^{(n+1)}``, ``p^{(n+1)}``).
+    """The implicit midpoint rule (eq. (40)) as an ImplicitMap (new values ``q^{(n+1)}``, ``p^{(n+1)}``).
 
     Examples
     --------
@@ -535,7 +541,7 @@ def midpoint_map(H, q, p, h) -> ImplicitMap:
 
 
 def feng_kang_hamiltonian(H, q, p, h):
-    """``(Htilde, alpha)``: ``Htilde = H - h^2/24 alpha``, ``alpha = (grad H)^T J H_zz J grad H`` (eq. 49).
+    """``(Htilde, alpha)``: ``Htilde = H - h^2/24 alpha``, ``alpha = (grad H)^T J H_zz J grad H`` (eq. (49)).
 
     Examples
     --------
@@ -562,11 +568,11 @@ def feng_kang_hamiltonian(H, q, p, h):
 
 
 def feng_kang_map(H, q, p, h, sign: int = -1) -> ImplicitMap:
-    """Feng Kang's fourth-order generating-function scheme (eqs. 48-50) as an ImplicitMap.
+    """Feng Kang's fourth-order generating-function scheme (eqs. (48)-(50)) as an ImplicitMap.
 
-    ``Z = z + h J^{-1} grad Htilde(zbar)``, the midpoint rule for Htilde (eq. 49), i.e.
+    ``Z = z + h J^{-1} grad Htilde(zbar)``, the midpoint rule for Htilde (eq. (49)), i.e.
     ``Z = z + h J^{-1} grad H(zbar) - h^3/24 J^{-1} grad alpha(zbar)``.  ``sign=+1`` flips the
-    correction (for the misprint check; it is then only of order 2).
+    correction (the other sign, not the printed one; it is then only of order 2).
 
     Examples
     --------
@@ -590,7 +596,7 @@ def feng_kang_map(H, q, p, h, sign: int = -1) -> ImplicitMap:
 
 
 def gauss2_map(H, q, p, h) -> ImplicitMap:
-    """The two-stage Gauss Runge-Kutta method (eqs. 53-55), stage values as auxiliary unknowns.
+    """The two-stage Gauss Runge-Kutta method (eqs. (53)-(55)), stage values as auxiliary unknowns.
 
     Examples
     --------
@@ -606,7 +612,7 @@ def gauss2_map(H, q, p, h) -> ImplicitMap:
 
 
 def trapezoidal_map(H, q, p, h) -> ImplicitMap:
-    """The trapezoidal rule (eqs. 59, 68) as an ImplicitMap."""
+    """The trapezoidal rule (eqs. (59), (68)) as an ImplicitMap."""
     H, q, p, chart = _phase(H, q, p)
     h = _step_symbol(h)
     Q, P = _new_values(q, p, chart)
@@ -618,7 +624,7 @@ def trapezoidal_map(H, q, p, h) -> ImplicitMap:
 
 
 def trapezoidal_conjugacy(H, q, p, h) -> Map:
-    """``chi_h = id + (h/2) J^{-1} grad H``: ``chi_h o trapezoidal = midpoint o chi_h`` (eq. 72)."""
+    """``chi_h = id + (h/2) J^{-1} grad H``: ``chi_h o trapezoidal = midpoint o chi_h`` (eq. (72))."""
     H, q, p, chart = _phase(H, q, p)
     h = _step_symbol(h)
     return Map(chart, chart, [x + h / 2 * diff(H, y) for x, y in zip(q, p)]
@@ -630,7 +636,7 @@ def _canonical(chart, q, p):
 
 
 def trapezoidal_two_form(H, q, p, h) -> Form:
-    """The form the trapezoidal rule preserves: ``w_h = chi_h^*(sum dq ^ dp)`` (eqs. 64-73).
+    """The form the trapezoidal rule preserves: ``w_h = chi_h^*(sum dq ^ dp)`` (eqs. (64)-(73)).
 
     Examples
     --------
@@ -770,7 +776,7 @@ def runge_kutta_del(tableau, H, q, p, h, name="Runge-Kutta") -> SchemeDEL:
 
 
 def gauss2_del(H, q, p, h) -> SchemeDEL:
-    """The two-stage Gauss method (eqs. 53-58): DEL one-forms and preserved ``sum dq ^ dp``.
+    """The two-stage Gauss method (eqs. (53)-(58)): DEL one-forms and preserved ``sum dq ^ dp``.
 
     Examples
     --------
@@ -796,7 +802,7 @@ def _midpoint_like(H, q, p, h, name, D, Hscheme=None):
 
 
 def midpoint_del(H, q, p, h) -> SchemeDEL:
-    """The midpoint scheme (eqs. 40-47): DEL pair, ``dE = Omega(Z) - Omega(z)`` on function space.
+    """The midpoint scheme (eqs. (40)-(47)): DEL pair, ``dE = Omega(Z) - Omega(z)`` on function space.
 
     Examples
     --------
@@ -811,7 +817,7 @@ def midpoint_del(H, q, p, h) -> SchemeDEL:
 
 
 def feng_kang_del(H, q, p, h) -> SchemeDEL:
-    """Feng Kang's fourth-order scheme (eqs. 48-52): the midpoint DEL forms of Htilde (eq. 49)."""
+    """Feng Kang's fourth-order scheme (eqs. (48)-(52)): the midpoint DEL forms of Htilde (eq. (49))."""
     Hf, qq, pp, _ = _phase(H, q, p)
     Ht, alpha = feng_kang_hamiltonian(Hf, qq, pp, h)
     D = Derivation(r"DEL one-forms of Feng Kang's fourth-order scheme (Guo, Li \& Wu 2001, eqs.~48--52)")
@@ -821,7 +827,7 @@ def feng_kang_del(H, q, p, h) -> SchemeDEL:
 
 
 def trapezoidal_del(H, q, p, h) -> SchemeDEL:
-    """The trapezoidal rule (eqs. 59-73): ``dE = w_h(Z) - w_h(z)``, ``w_h = chi_h^* Omega``.
+    """The trapezoidal rule (eqs. (59)-(73)): ``dE = w_h(Z) - w_h(z)``, ``w_h = chi_h^* Omega``.
 
     Examples
     --------
@@ -866,9 +872,9 @@ def certify_scheme_map(S: SchemeDEL) -> Certificate:
 
 
 def certify_feng_kang_coboundary(H, q, p, h) -> Certificate:
-    """Certify eq. 52: Feng Kang's DEL one-form minus the midpoint one is ``h^3/24 d alpha(zbar)``.
+    """Certify eq. (52): Feng Kang's DEL one-form minus the midpoint one is ``h^3/24 d alpha(zbar)``.
 
-    (Eq. 52 prints ``h^2/24 d alpha`` for eq. 47's one-form, which is 1/h times ours.)
+    (Eq. (52) prints ``h^2/24 d alpha`` for eq. (47)'s one-form, which is 1/h times ours.)
     """
     F = feng_kang_del(H, q, p, h)
     Hm, qq, pp, _ = _phase(H, q, p)

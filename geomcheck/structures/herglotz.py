@@ -1,7 +1,9 @@
 r"""Herglotz's variational principle and contact variational integrators.
 
-Vermeeren, Bravetti & Seri 2019 (slides 12-19).  Continuous: for ``L(x, x', z)`` with
-``z' = L``, the generalized Euler-Lagrange equations are (the slides' sign)::
+Vermeeren, Bravetti & Seri 2019 (slides 18-25, numbered as the frames of our copy of the deck:
+see ``casestudies.vermeeren2019_damped_oscillator``).  Continuous (slides 18-20 "Herglotz'
+variational principle"): for ``L(x, x', z)`` with ``z' = L``, the generalized Euler-Lagrange
+equations are (the slides' sign)::
 
     dL/dx - d/dt dL/dx' + dL/dz dL/dx' = 0
 
@@ -9,36 +11,53 @@ Vermeeren, Bravetti & Seri 2019 (slides 12-19).  Continuous: for ``L(x, x', z)``
 derivative along ``(x, x', z)`` with ``z' = L``.
 
 Discrete: from ``L(x_j, x_{j+1}, z_j, z_{j+1}; h)`` with ``z_{j+1} - z_j = h L(...)``
-(a three-argument ``L(x_j, x_{j+1}, z_j)``, which the slides show to be always
-possible, is accepted too), the principle ``dz_{j+1}/dx_j = 0`` gives the discrete
-generalized Euler-Lagrange equations (slide 17; ``L_{j-1} = L(x_{j-1}, x_j, z_{j-1}, z_j)``)::
+(a three-argument ``L(x_j, x_{j+1}, z_j)``, which slide 25 "All contact maps are variational"
+shows to be always possible, is accepted too), the principle ``dz_{j+1}/dx_j = 0`` (slide 22
+"Discrete Herglotz variational principle") gives the discrete generalized Euler-Lagrange equations
+(slide 23, the same title; ``L_{j-1} = L(x_{j-1}, x_j, z_{j-1}, z_j)``)::
 
     0 = D2 L_{j-1} + D1 L_j + h D2 L_{j-1} / (1 - h D4 L_{j-1}) (D3 L_j + D4 L_{j-1})
 
 and with ``p_j^- = h D2 L_{j-1} / (1 - h D4 L_{j-1})``, ``p_j^+ = -h D1 L_j / (1 + h D3 L_j)``
-(slide 18) they read ``p_j^- = p_j^+``.  The position-momentum map
+(slide 24 "Contact structure") they read ``p_j^- = p_j^+``.  The position-momentum map
 ``(x_j, p_j, z_j) -> (x_{j+1}, p_{j+1}, z_{j+1})`` is a contact map of ``dz - p dx``
 with factor ``(1 + h D3 L_j) / (1 - h D4 L_j)``.  All of these are checked, for vectors
 of any length n, generic (undefined) Lagrangians and concrete ones.
 
-What the slides print and what we found:
+What the slides print and what we found (the findings are listed, with their kinds and tests,
+in ``casestudies.vermeeren2019_damped_oscillator.FINDINGS``):
 
 * the discrete equations, their momentum form and ``p_j^\pm`` are correct as printed
   (``DiscreteHerglotz.certify_variational_principle``, ``certify_momentum_form``);
-* the example Lagrangians on slides 6 and 23 are misprinted: ``|x'|^2 - U(x)`` lacks
-  the factor 1/2 and ``x'^2/2 - x^2/2 - alpha x`` should end in ``- alpha z`` (only then
-  is the generalized Euler-Lagrange equation ``x'' = -x - alpha x'``); see
-  ``test_printed_mechanical_lagrangian_fails`` and ``test_printed_damped_lagrangian_fails``
-  in ``tests/geomcheck/structures/test_herglotz.py``.
+* two example Lagrangians are wrong as our copy reads them.  Slide 6 "Lagrangian mechanics"
+  prints ``|x'|^2 - U(x)`` for ``H = |p|^2/2 + U(x)``, whose Euler-Lagrange equation is
+  ``2 x'' = -U'``, not the printed ``-U'(x) - x'' = 0`` (``L = p x' - H = |x'|^2/2 - U``): kind
+  "damage", a lost fraction printed once, which our copy cannot tell from the authors' slip.
+  Slides 29-30 "Numerical example: harmonic oscillator" print ``x'^2/2 - x^2/2 - alpha x``, whose
+  generalized Euler-Lagrange equation is ``x'' = -x - alpha``, not the printed
+  ``x'' = -x - alpha x'`` (that needs ``- alpha z``): kind "error", the same letter on two
+  separately converted frames.  (The rule: a defect a conversion can make is damage unless our
+  copy rules the conversion out.)  See ``test_printed_mechanical_lagrangian_fails`` and
+  ``test_printed_damped_lagrangian_fails`` in ``tests/geomcheck/structures/test_herglotz.py``.
 
-The first- and second-order contact variational integrators (J. Phys. A 52 (2019)
-445206) discretize ``L(x, x', z)`` as::
+Three discretizations of ``L(x, x', z)``, with ``v_j = (x_{j+1} - x_j)/h``::
 
-    first order : L(x_j, (x_{j+1} - x_j)/h, z_j)
-    second order: 1/2 L(x_j, (x_{j+1} - x_j)/h, z_j) + 1/2 L(x_{j+1}, (x_{j+1} - x_j)/h, z_{j+1})
+    left point (ours)    : L(x_j, v_j, z_j)
+    averaged (1st order) : 1/2 L(x_j, v_j, z_j) + 1/2 L(x_{j+1}, v_j, z_j)
+    second order         : 1/2 L(x_j, v_j, z_j) + 1/2 L(x_{j+1}, v_j, z_{j+1})
 
-(:func:`first_order_discrete_lagrangian`, :func:`second_order_discrete_lagrangian`);
-the second is symmetric in ``z_j, z_{j+1}``, as the slides recommend.
+(:func:`first_order_discrete_lagrangian`, :func:`first_order_averaged_discrete_lagrangian`,
+:func:`second_order_discrete_lagrangian`).  The slides (our copy) print neither the first- nor
+the second-order discrete Lagrangian.  The integrators labelled "Contact (1st)" and "Contact
+(2nd)" in the damped-oscillator figures of the J. Phys. A paper (52 (2019) 445206) are, as the
+authors' public code (github.com/mseri/contact-variational-integrator, ``integrators/contact.py``)
+computes them, the Herglotz maps of the *averaged* and the *second-order* Lagrangians (for
+``L = x'^2/2 - V(x) - alpha z``: ``v^2/2 - (V(x_j) + V(x_{j+1}))/2 - alpha z_j`` and the same with
+``- alpha (z_j + z_{j+1})/2``; shown step by step in
+``tests/casestudies/test_vermeeren2019_damped_oscillator.py``).  The left-point rule is the
+simplest first-order choice and our own; on ``x'^2/2 - V(x) - alpha z`` its map is symplectic
+Euler with the damping force in the kick, which the averaged map is not.  The second-order
+Lagrangian is symmetric in ``z_j, z_{j+1}``, as slide 25 recommends.
 
 >>> import sympy
 >>> from geomcheck.structures import herglotz_equations
@@ -78,6 +97,7 @@ __all__ = [
     "discrete_herglotz",
     "generic_discrete_lagrangian",
     "first_order_discrete_lagrangian",
+    "first_order_averaged_discrete_lagrangian",
     "second_order_discrete_lagrangian",
 ]
 
@@ -321,7 +341,10 @@ def _velocity(xj, xj1, h, n):
 
 
 def first_order_discrete_lagrangian(L, x, v, z, h) -> Callable:
-    """``L(x_j, (x_{j+1} - x_j)/h, z_j)``: the first-order contact variational integrator.
+    """``L(x_j, (x_{j+1} - x_j)/h, z_j)``: a first-order contact variational integrator (left point).
+
+    Our own simplest choice, not the paper's "Contact (1st)" (that is
+    :func:`first_order_averaged_discrete_lagrangian`).
 
     Examples
     --------
@@ -336,6 +359,31 @@ def first_order_discrete_lagrangian(L, x, v, z, h) -> Callable:
 
     def Ld(xj, xj1, zj):
         return _at(Lx, xs, vs, z, xj, _velocity(xj, xj1, h, len(xs)), zj)
+    return Ld
+
+
+def first_order_averaged_discrete_lagrangian(L, x, v, z, h) -> Callable:
+    """``(L(x_j, v_j, z_j) + L(x_{j+1}, v_j, z_j))/2``, ``v_j = (x_{j+1} - x_j)/h``: first order.
+
+    The positions are averaged over both ends, z is taken at the left end (three arguments,
+    ``L(x_j, x_{j+1}, z_j)``).  For ``L = v^2/2 - V(x) - alpha z`` it is
+    ``v_j^2/2 - (V(x_j) + V(x_{j+1}))/2 - alpha z_j``: the discrete Lagrangian of the
+    "Contact (1st)" integrator of the J. Phys. A paper's damped-oscillator figures.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x, v, z, h, a = sympy.symbols("x v z h alpha")
+    >>> Ld = first_order_averaged_discrete_lagrangian(v**2/2 - x**2/2 - a*z, x, v, z, h)
+    >>> x0, x1, z0 = sympy.symbols("x0 x1 z0")
+    >>> sympy.expand(Ld(x0, x1, z0) - (x1 - x0)**2/(2*h**2))
+    -alpha*z0 - x0**2/4 - x1**2/4
+    """
+    Lx, xs, vs = _continuous_parts(L, x, v, z)
+
+    def Ld(xj, xj1, zj):
+        vel = _velocity(xj, xj1, h, len(xs))
+        return (_at(Lx, xs, vs, z, xj, vel, zj) + _at(Lx, xs, vs, z, xj1, vel, zj)) / 2
     return Ld
 
 
@@ -463,7 +511,7 @@ class DiscreteHerglotz:
 
     # -- equations
     def equations(self) -> DiscreteHerglotzEquations:
-        """The discrete generalized Euler-Lagrange equations and ``p_j^-, p_j^+`` (slides 17-18)."""
+        """The discrete generalized Euler-Lagrange equations and ``p_j^-, p_j^+`` (slides 23-24)."""
         if "equations" in self._cache:
             return self._cache["equations"]
         h = self.h
@@ -489,7 +537,7 @@ class DiscreteHerglotz:
         return out
 
     def certify_variational_principle(self) -> Certificate:
-        """Certify that ``dz_{j+1}/dx_j = 0`` is the slides' discrete equation.
+        """Certify that ``dz_{j+1}/dx_j = 0`` (slide 22) is the discrete equation of slide 23.
 
         Implicit differentiation of ``z_j - z_{j-1} = h L_{j-1}`` and ``z_{j+1} - z_j = h L_j``
         gives ``dz_{j+1}/dx_j``; the claim is ``(1 - h D4 L_j) dz_{j+1}/dx_j = h E`` with E the
@@ -517,7 +565,7 @@ class DiscreteHerglotz:
         return _decided("(1 - h D4 L_j) dz_{j+1}/dx_j == h * (discrete generalized EL)", residuals, D)
 
     def certify_momentum_form(self) -> Certificate:
-        """Certify ``h E = (p_j^- - p_j^+)(1 + h D3 L_j)``: the equation is ``p_j^- = p_j^+`` (slide 18)."""
+        """Certify ``h E = (p_j^- - p_j^+)(1 + h D3 L_j)``: the equation is ``p_j^- = p_j^+`` (slide 24)."""
         E = self.equations()
         _, _, _, D3p, _ = self.evaluate(E.x_mid, E.x_next, E.z_mid, E.z_next)
         h = self.h

@@ -40,17 +40,20 @@ qdot dp - pdot dq``); the continuous multipliers are ``lambda_a`` and the discre
 ``lambda^a``; comparing the two momentum equations, ``lambda^a = -h lambda_a`` (the paper
 uses the same letter for both: the sign and the factor h are a convention, not an error).
 
-Findings on Section 3 (each with a test in
-``tests/geomcheck/structures/test_implicit_lagrangian.py``)
+Findings on Section 3 (critiques: the paper is not wrong as printed; each with a test in
+``tests/geomcheck/structures/test_implicit_lagrangian.py``, re-derived with plain sympy in
+``tests/casestudies/test_salnikov2019_constrained.py``)
 ------------------------------------------------------------------------------------
 
-1. *The printed choice of velocity makes a first-order, dissipative scheme.*  With
+1. *The paper's example velocity makes a first-order, dissipative scheme* (a critique: the
+   paper offers it "for instance" and claims no energy behaviour).  With
    ``v_k = (q_{k+1} - q_{k-1}) / (2h)`` the momentum update ``p_{k+1} - p_k`` (a backward
    difference centred at ``t_{k-1/2}``) is balanced by forces at ``t_k``: for
    ``L = v^2/2 - q^2/2`` the scheme is ``q_{k+1} - q_k - q_{k-1} + q_{k-2} = -2h^2 q_k``,
    whose characteristic polynomial is not self-reciprocal; its two principal roots lie
-   strictly inside the unit circle (the energy decays like ``exp(-h t / 2)``) and its
-   parasitic root near ``-1`` lies outside it (``test_printed_centered_scheme_is_not_symmetric``,
+   strictly inside the unit circle, modulus ``1 - h^2/4 + O(h^4)`` (the energy decays like
+   ``exp(-h t / 2)``), and its parasitic root ``-(1 + h^2/2) + O(h^4)`` lies outside it; the
+   energy drift of long runs is this same fact (``test_printed_centered_scheme_is_not_symmetric``,
    ``test_printed_scheme_energy_drifts``).  The constraints still hold to solver tolerance.
    The printed equations with the forward difference ``v_k = (q_{k+1} - q_k)/h`` (Leok &
    Ohsawa's discrete Lagrange-d'Alembert-Pontryagin scheme) are symplectic without
@@ -64,8 +67,8 @@ Findings on Section 3 (each with a test in
    ``tests/integrators/test_discrete_dirac_run.py``).  Measured with the printed choice at
    the same h, released at 2.5 rad from rest, the pendulum loses energy 0.75 by t = 25 and
    1.5 by t = 100.
-2. *"linear in q_{k+1} only when the constraints are holonomic"* (end of Section 3) is
-   not right: the constraint line ``<alpha_d^a(q_k), v_k> = 0`` is linear in ``q_{k+1}`` for
+2. *"linear in q_{k+1} only when the constraints are holonomic"* (end of Section 3) does
+   not hold as a statement about holonomy (a critique): the constraint line ``<alpha_d^a(q_k), v_k> = 0`` is linear in ``q_{k+1}`` for
    any constraint one-form, holonomic or not; nonlinearity in ``q_{k+1}`` comes from ``L``
    (``dL/dv`` not linear in v, or a configuration-dependent mass) or from evaluating
    ``alpha_d`` at a point that involves ``q_{k+1}``.  The knife edge (nonholonomic) gives

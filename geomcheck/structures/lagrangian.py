@@ -1,25 +1,28 @@
 """Euler-Lagrange one-forms, the canonical one-form and the Lagrangian symplectic form.
 
-Guo, Li & Wu, Commun. Theor. Phys. 36 (2001) 11-18, Section 2.  For a Lagrangian
-``L(q, q')`` with n degrees of freedom the paper works "in the function space": the
-curves q(t) are arbitrary, not solutions.  Here that space is the second jet chart
+Guo, Li & Wu, "A note on symplectic algorithm", Commun. Theor. Phys. 36 (2001) 11-18,
+Section 2.  For a Lagrangian ``L(q, q')`` with n degrees of freedom the paper works "in the
+function space": the curves q(t) are arbitrary, not solutions.  Here that space is the second jet chart
 ``(q, q', q'')`` with the total time derivative ``D = q' d/dq + q'' d/dq'`` standing for
 d/dt, and
 
-* the EL one-form (eq. 2)  ``E = (dL/dq^i - D(dL/dq'^i)) dq^i``,
-* the canonical one-form (eq. 5)  ``theta = dL/dq'^i dq^i``,
-* the symplectic form (eq. 8)  ``omega = d theta
+* the EL one-form (eq. (2))  ``E = (dL/dq^i - D(dL/dq'^i)) dq^i``,
+* the canonical one-form (eq. (5))  ``theta = dL/dq'^i dq^i``,
+* the symplectic form (eq. (8))  ``omega = d theta
   = d^2L/dq^j dq'^i dq^j ^ dq^i + d^2L/dq'^j dq'^i dq'^j ^ dq^i``.
 
 The paper's two identities become certificates on that chart (no equation of motion
-is used): ``dL = E + L_D theta`` (eq. 4) and ``L_D omega = -dE`` (eqs. 6-7: omega is
+is used): ``dL = E + L_D theta`` (eq. (4)) and ``L_D omega = -dE`` (eqs. (6)-(7): omega is
 conserved iff the EL condition dE = 0 holds).  On the solution space (q'' solved from
 the EL equation) dE vanishes and omega is conserved by the Lagrangian flow; that is a
-third certificate.  The Hamiltonian pair of EL one-forms (eqs. 12-16)
+third certificate.  The Hamiltonian pair of EL one-forms (eqs. (12)-(16))
 ``E1 = (q' - H_p) dp``, ``E2 = -(p' + H_q) dq`` satisfies ``L_D(dz^T ^ J dz) = -2 d(E1 + E2)``
 with ``J = [[0, -I], [I, 0]]`` (so that ``J z' = grad H`` is Hamilton's equation).
 
-No misprint was found in eqs. 2-16 (eq. 8 agrees with d theta component by component).
+Checked and found to hold, no finding (see the case study ``guo-del-schemes``): the identities
+of eqs. (2), (4)-(8), (12) and (15)-(16) certified here; eq. (8) agrees with d theta component
+by component.  Our converted copy prints no number at
+eqs. (7), (13) and (14) and ``(2)`` for eq. (3); the numbers are counted from their neighbours.
 
 >>> import sympy, geomcheck as gc
 >>> from geomcheck.structures import euler_lagrange_forms, certify_el_condition
@@ -109,7 +112,7 @@ class LagrangianForms:
     total_derivative : VectorField
         ``D = qdot d/dq + qddot d/dqdot`` (d/dt on the function space).
     el_form, canonical_form, symplectic_form : Form
-        E (eq. 2), theta (eq. 5), omega = d theta (eq. 8).
+        E (eq. (2)), theta (eq. (5)), omega = d theta (eq. (8)).
     derivation : Derivation
     """
 
@@ -129,7 +132,7 @@ class LagrangianForms:
 
 
 def euler_lagrange_forms(L, q, qdot=None, qddot=None) -> LagrangianForms:
-    """E, theta and omega of a Lagrangian ``L(q, qdot)`` (Guo, Li & Wu 2001, eqs. 2, 5, 8).
+    """E, theta and omega of a Lagrangian ``L(q, qdot)`` (Guo, Li & Wu 2001, eqs. (2), (5), (8)).
 
     Parameters
     ----------
@@ -199,7 +202,7 @@ def _require(F, cls, who):
 
 
 def certify_el_identity(F: LagrangianForms) -> Certificate:
-    """Certify ``dL = E + (d/dt) theta`` (eq. 4) on the whole function space.
+    """Certify ``dL = E + (d/dt) theta`` (eq. (4)) on the whole function space.
 
     Examples
     --------
@@ -218,7 +221,7 @@ def certify_el_identity(F: LagrangianForms) -> Certificate:
 
 
 def certify_el_condition(F: LagrangianForms) -> Certificate:
-    """Certify ``(d/dt) omega = -dE`` (eqs. 6-7): omega is conserved iff E is closed.
+    """Certify ``(d/dt) omega = -dE`` (eqs. (6)-(7)): omega is conserved iff E is closed.
 
     The identity holds for every curve q(t) (on the jet chart), not only for solutions.
     """
@@ -268,7 +271,7 @@ def certify_el_conservation(F: LagrangianForms) -> Certificate:
 
 @dataclass(frozen=True)
 class HamiltonianELForms:
-    """The pair of EL one-forms of Hamilton's equations (eqs. 12-16) on the chart ``(q, p, qdot, pdot)``."""
+    """The pair of EL one-forms of Hamilton's equations (eqs. (12)-(16)) on the chart ``(q, p, qdot, pdot)``."""
 
     chart: Chart
     q: tuple
@@ -285,7 +288,7 @@ class HamiltonianELForms:
 
 
 def hamiltonian_el_forms(H, q, p) -> HamiltonianELForms:
-    """``E1 = (qdot - H_p) dp``, ``E2 = -(pdot + H_q) dq`` and ``w = dz^T ^ J dz`` (eqs. 12-15).
+    """``E1 = (qdot - H_p) dp``, ``E2 = -(pdot + H_q) dq`` and ``w = dz^T ^ J dz`` (eqs. (12)-(15)).
 
     Examples
     --------
@@ -320,7 +323,7 @@ def hamiltonian_el_forms(H, q, p) -> HamiltonianELForms:
 
 
 def certify_hamiltonian_el_condition(F: HamiltonianELForms) -> Certificate:
-    """Certify ``(d/dt)(dz^T ^ J dz) = -2 dE`` (eqs. 15-16) on the function space.
+    """Certify ``(d/dt)(dz^T ^ J dz) = -2 dE`` (eqs. (15)-(16)) on the function space.
 
     Examples
     --------

@@ -28,30 +28,44 @@ from the ghost node ``u_{-1} = -u_1``).
 
 What the computation says about the printed formulas
 ----------------------------------------------------
-(The available text of the paper has lost its minus signs and nabla symbols, so sign misprints
-cannot be judged from it; every other discrepancy is listed, each with a test in
-``tests/geomcheck/structures/test_natural.py``.)
+Each item has a kind (as the case studies' findings do): an *error* of the authors'
+text, *damage* in our converted copy of the paper, a *convention* (an ambiguous or unstated reading,
+both readings stated), and a test in ``tests/geomcheck/structures/test_natural.py``.  Our copy has
+lost its minus signs and nabla symbols, so signs are judged only where it kept them.  Equation
+numbers are the paper's (most of its displays carry no number in our copy; the numbers are fixed
+by the in-text references and the figure captions, see ``EQUATIONS`` in the case studies).
 
-* Eqs. (26)-(27) damp the *second* subsystem with ``G1`` (``G1 du2/dt``); the derivation gives
-  ``G2`` (as eqs. (29) and (34) print it).  ``printed_force(s, "27")`` is the printed version;
-  ``test_eq27_misprint_G1_for_G2`` shows it differs from the derived force.
-* Eq. (21) writes the second kinetic energy with ``du1/dt``; ``test_eq21_misprint_kinetic_energy``.
-* Theorem 5, eq. (78) lacks the factor 1/2 in the kinetic energy, and eq. (77) lacks the weights
-  ``mu1, mu2`` on the dissipation (its proof and Theorem 6 have them):
-  ``test_theorem5_energy_misprint_missing_half`` and ``test_theorem5_dissipation_needs_weights``.
-* Theorem 2 (PDE-PDE, eq. 44): the printed ``f`` (derived formally, dropping ``delta(0)``) is the
-  nodal force ``f_hat / dx`` of the semi-discretization with point deltas (the ``f_d`` of eq. 89),
-  not the ``f_hat`` that multiplies the delta vector; as a coefficient of ``delta(x - x1)`` it is
-  off by a length (``dx``): ``test_theorem2_is_the_nodal_force``.
-* Theorem 3 (ODE-PDE, eq. 48) and eq. (93) print ``rho/(m + rho)`` and ``m/(m + rho)``, which
-  adds a mass to a mass per length; the derivation with ``eps2 = e_k/dx, mu2 = dx`` gives
-  ``dx rho/(dx rho + m)`` and ``m/(dx rho + m)`` (times ``dx``), which is what the paper's own
-  scheme (94) uses.  The printed form is right only for ``dx = 1``:
-  ``test_theorem3_printed_force_needs_dx_1``.
-* Eq. (91): the wave energy as printed, ``sum_{i=1}^{N-1} 1/4 ((d+ u_i)^2 + (d- u_i)^2) dx`` over
-  the interior nodes, is not the energy of ``D2`` (its gradient differs at the two nodes next to
-  the boundary); summed over all nodes ``0..N`` with the differences that leave the grid omitted it
-  is ``1/2 |d+ u|^2 dx``, whose gradient is ``-D2 u``: ``test_eq91_wave_energy_reading``.
+* [error] Eqs. (26)-(27) damp the *second* subsystem with ``G1`` (``G1 du2/dt``); the derivation
+  gives ``G2``, as Theorem 1's eq. (34) prints it.  ``printed_force(s, "27")`` is the printed
+  version; ``test_eq27_misprint_G1_for_G2`` shows it differs from the derived force.
+* [error] Eq. (21) writes the second kinetic energy with ``du1/dt``: ``test_eq21_misprint_kinetic_energy``.
+* [error] Theorem 5: its energy ``E`` lacks the factor 1/2 of the kinetic energy (its proof and
+  Theorem 6 have it): ``test_theorem5_energy_misprint_missing_half``.
+* [convention] Theorem 5, eq. (78) writes the dissipation ``G1(du1, du1) + G2(du2, du2)`` without
+  the weights ``mu1, mu2``.  Read with the bilinear form of eq. (8), ``w.G w`` (as the proof and
+  Theorem 6 read it: they write the weights), it is wrong for ``mu = dx``; read as the discrete
+  analogue of eq. (9), ``sum w G w dx`` (weight built in), it holds:
+  ``test_theorem5_dissipation_readings``.
+* [convention] Theorem 2 (PDE-PDE, eq. (44)): the printed ``f`` comes from the "naive" computation
+  the paper announces, ``delta(0)`` read like the unit vector's 1.  Read as the coefficient of
+  ``delta(x - x1)`` (the ``f_hat`` of the delta vector ``e_k/dx``) it is off by a length ``dx``;
+  read as the nodal force ``f_hat/dx`` (the ``f_d`` of the paper's scheme, eq. (92)) it holds
+  exactly: ``test_theorem2_force_readings``.
+* [convention] Theorem 3 (ODE-PDE, eq. (51)) and eq. (98) print ``rho/(m + rho)`` and
+  ``m/(m + rho)``, from the same naive step, which adds a mass to a mass per length.  Read with
+  ``rho`` the density, they are not the force of the semi-discretization, which (with
+  ``eps2 = e_k/dx``, ``mu2 = dx``) is ``dx rho/(dx rho + m)`` and ``m/(dx rho + m)`` times ``dx``,
+  as the paper's own scheme (100) has it; read with ``rho`` the mass ``rho dx`` of the contact node
+  (and the elastic force per node) they hold; on a grid of spacing 1 both readings agree:
+  ``test_theorem3_force_readings``.
+* [convention] Eq. (94): the wave energy ``sum_{i=1}^{N1} 1/4 ((d+ u_i)^2 + (d- u_i)^2) dx``, "N1 the
+  number of the nodes".  Over the interior nodes (the unknowns) it is not the energy of ``D2``
+  (it counts the two boundary edges half); over all nodes ``0..N`` with the differences that
+  would leave the grid omitted it is ``1/2 |d+ u|^2 dx``, whose gradient is ``-D2 u``:
+  ``test_eq94_wave_energy_readings`` (:func:`printed_wave_potential`, ``nodes="interior"`` or ``"all"``).
+* [damage] Eqs. (92) and (100): as read in our copy the schemes' forces have lost their minus
+  signs; the derived forces restore them consistently with every sign our copy kept:
+  ``test_eq92_nodal_force_signs``, ``test_eq100_force_signs``.
 
 Examples
 --------
@@ -402,7 +416,8 @@ def unit_vector(system: NaturalSystem, i) -> tuple:
 
 
 def point_delta(system: NaturalSystem, x0) -> tuple:
-    r"""``eps_j = 1/dx`` at the node nearest to ``x0``, 0 elsewhere (the paper's eq. 71).
+    r"""``eps_j = 1/dx`` at the node nearest to ``x0``, 0 elsewhere (the paper's "straightforward"
+    discretization of the delta function, Section 4).
 
     >>> w = discrete_wave_system(10)
     >>> point_delta(w, sympy.Rational(1, 5))[:3]
@@ -413,7 +428,8 @@ def point_delta(system: NaturalSystem, x0) -> tuple:
 
 
 def gaussian_delta(system: NaturalSystem, x0, sigma) -> tuple:
-    r"""``eps_j = c0 exp(-(x_j - x0)^2 / (2 sigma^2))`` normalized by ``sum eps_j dx = 1`` (eqs. 72-73).
+    r"""``eps_j = c0 exp(-(x_j - x0)^2 / (2 sigma^2))`` normalized by ``sum eps_j dx = 1`` (the
+    "more sophisticated way" of Section 4).
 
     Exact (sympy exponentials); the constant ``1/sqrt(2 pi sigma^2)`` cancels in the normalization.
     """
@@ -545,7 +561,7 @@ def couple(first: NaturalSystem, second: NaturalSystem, eps1, eps2) -> CoupledNa
         Where each is touched: a coordinate index (the unit vector ``e_i``, an ODE) or a vector
         (a :func:`point_delta` or :func:`gaussian_delta` of a semi-discretized PDE).
 
-    The force is derived as in the paper's eqs. (25)-(27) and (80): the contact velocities agree,
+    The force is derived as in the paper's eqs. (25)-(27) and (80) (Theorem 5's proof): the contact velocities agree,
     ``c = mu1 eps1.v1 - mu2 eps2.v2 = 0``; along the equations of motion (with ``f`` unknown)
     ``dc/dt = a f + b``; requiring ``dc/dt = 0`` gives ``f = -b/a`` with
     ``a = mu1 eps1.M1^{-1} eps1 + mu2 eps2.M2^{-1} eps2``.
@@ -605,7 +621,7 @@ def _force_derivation(A, B, e1, e2, c, cdot, a, b, force, f):
         rf"\qquad \varepsilon_1 = {_eps_tex(e1, 1)},\ \varepsilon_2 = {_eps_tex(e2, 2)}.")
     D = D.add(
         r"The energy is conserved (up to dissipation) when the velocities at the contact point agree "
-        r"(eqs. (24), (79)):",
+        r"(eq. (24)):",
         rf"c &= \mu_1 \varepsilon_1\cdot \dot u_1 - \mu_2\varepsilon_2\cdot\dot u_2 = {_show(c)} = 0.")
     D = D.add(
         r"We impose $\dot c = 0$ (eq. (25)): differentiating $c$ and substituting the equations of motion gives",
@@ -615,7 +631,7 @@ def _force_derivation(A, B, e1, e2, c, cdot, a, b, force, f):
         r"a &= \mu_1\varepsilon_1\cdot M_1^{-1}\varepsilon_1 + \mu_2\varepsilon_2\cdot M_2^{-1}\varepsilon_2 = "
         + _show(a) + r", \\ b &= " + _rows(b, expand=True) + ".")
     D = D.add(
-        r"Hence (eqs. (27), (34), (76))",
+        r"Hence (eqs. (34), (77))",
         r"f &= \Bigl(\mu_1\varepsilon_1\cdot M_1^{-1}\varepsilon_1 + \mu_2\varepsilon_2\cdot M_2^{-1}\varepsilon_2"
         r"\Bigr)^{-1}\Bigl(\mu_1\varepsilon_1\cdot M_1^{-1}(\nabla V_1 + G_1\dot u_1) - "
         r"\mu_2\varepsilon_2\cdot M_2^{-1}(\nabla V_2 + G_2\dot u_2)\Bigr) \\ &= \Bigl(" + _show(a) + r"\Bigr)^{-1}"
@@ -654,13 +670,13 @@ def printed_force(system: CoupledNaturalSystem, equation: str) -> sympy.Expr:
 
     ``equation`` is one of
 
-    * ``"34"`` (Theorem 1, also eqs. 29 and 61): ``m2/(m1+m2) (grad V1 + G1 u1')_i
+    * ``"34"`` (Theorem 1, eq. (34); also the scheme's eq. (61)): ``m2/(m1+m2) (grad V1 + G1 u1')_i
       - m1/(m1+m2) (grad V2 + G2 u2')_j``;
-    * ``"27"``: the same with ``G1 u2'`` in the second term (as printed in eqs. 26-27);
-    * ``"theorem 2"`` (eq. 44, PDE-PDE): ``rho2/(rho1+rho2)(...)_{k1} - rho1/(rho1+rho2)(...)_{k2}``
-      with ``delta V/delta u`` read as the semi-discrete gradient;
-    * ``"theorem 3"`` (eq. 48, ODE-PDE): ``rho/(m+rho)(...)_i - m/(m+rho)(...)_k``;
-    * ``"theorem 5"`` (eq. 76): ``(mu1 eps1.eps1/rho1 + mu2 eps2.eps2/rho2)^{-1}
+    * ``"27"``: the same with ``G1 u2'`` in the second term (as printed in eqs. (26)-(27));
+    * ``"theorem 2"`` (eq. (44), PDE-PDE): ``rho2/(rho1+rho2)(...)_{k1} - rho1/(rho1+rho2)(...)_{k2}``
+      with ``delta V/delta u`` read as the semi-discrete gradient (the nodal force);
+    * ``"theorem 3"`` (eq. (51), ODE-PDE): ``rho/(m+rho)(...)_i - m/(m+rho)(...)_k``;
+    * ``"theorem 5"`` (eq. (77)): ``(mu1 eps1.eps1/rho1 + mu2 eps2.eps2/rho2)^{-1}
       (mu1/rho1 eps1.(grad V1 + G1 u1') - mu2/rho2 eps2.(grad V2 + G2 u2'))``.
 
     Raises
@@ -733,7 +749,7 @@ def certify_energy_balance(system: CoupledNaturalSystem, *, energy=None, dissipa
     The proof has the paper's two parts: (a) the contact-velocity mismatch
     ``c = mu1 eps1.v1 - mu2 eps2.v2`` is a first integral, ``X(c) = 0`` (this is how ``f`` was
     chosen); (b) ``dE/dt + D`` vanishes on ``c = 0`` (the initial condition (32)/(76)); indeed
-    ``dE/dt + D = f c`` identically (eq. 79), which the derivation shows.
+    ``dE/dt + D = f c`` identically (as in the proof of Theorem 5), which the derivation shows.
 
     Parameters
     ----------
@@ -781,7 +797,7 @@ def certify_energy_balance(system: CoupledNaturalSystem, *, energy=None, dissipa
               r"E &= \mu_1\Bigl(\tfrac12 \dot u_1\cdot M_1\dot u_1 + V_1(u_1)\Bigr) + "
               r"\mu_2\Bigl(\tfrac12 \dot u_2\cdot M_2\dot u_2 + V_2(u_2)\Bigr) \\ &= " + _rows(E) + r", \\"
               r"\mathcal D &= \mu_1 G_1(\dot u_1, \dot u_1) + \mu_2 G_2(\dot u_2, \dot u_2) = " + _rows(Dis) + ".")
-    D = D.add(r"Differentiating $E$ and substituting the equations of motion (eqs. (22), (79)),",
+    D = D.add(r"Differentiating $E$ and substituting the equations of motion (eq. (22) and the proof of Theorem 5),",
               r"\frac{dE}{dt} + \mathcal D &= " + _rows(R)
               + r" \\ &= f\,\bigl(\mu_1\varepsilon_1\cdot\dot u_1 - \mu_2\varepsilon_2\cdot\dot u_2\bigr) = f\,c")
     D = D.add(r"(the last equality: " + _tex_text(identity.method) + r"). By the choice of $f$, $c$ is conserved:",
@@ -808,7 +824,8 @@ def _tex_text(s: str) -> str:
 
 
 def second_difference_matrix(n, dx) -> sympy.ImmutableMatrix:
-    r"""``D2 = tridiag(1, -2, 1) / dx^2`` (n x n), as printed in eq. (90): Dirichlet ``u_0 = u_{n+1} = 0``.
+    r"""``D2 = tridiag(1, -2, 1) / dx^2`` (n x n), as printed in eq. (93): Dirichlet ``u_0 = u_{n+1} = 0``
+    (the boundary conditions of eq. (90)).
 
     >>> second_difference_matrix(3, 1)
     Matrix([
@@ -821,7 +838,7 @@ def second_difference_matrix(n, dx) -> sympy.ImmutableMatrix:
 
 
 def fourth_difference_matrix(n, dx) -> sympy.ImmutableMatrix:
-    r"""``D4`` as printed in eq. (90): pentadiagonal ``(1, -4, 6, -4, 1) / dx^4`` with corners 5.
+    r"""``D4`` as printed in eq. (93): pentadiagonal ``(1, -4, 6, -4, 1) / dx^4`` with corners 5.
 
     The corner 5 comes from the simply supported ends: ``u_0 = 0`` and the ghost node
     ``u_{-1} = -u_1`` (so ``u_xx = 0``), giving ``u_{-1} - 4u_0 + 6u_1 - 4u_2 + u_3 = 5u_1 - 4u_2 + u_3``.
@@ -864,13 +881,34 @@ def discrete_wave_system(intervals, length=1, *, speed=1, density=1, damping=0, 
     return natural_system(N - 1, V, name=name, mass=density, damping=damping, weight=dx, spacing=dx, length=L)
 
 
-def printed_wave_potential(system: NaturalSystem) -> sympy.Expr:
-    r"""The wave potential as eq. (91) reads when summed over the interior nodes i = 1..N-1:
-    ``sum 1/4 ((d+ u_i)^2 + (d- u_i)^2)`` with ``u_0 = u_N = 0`` (see the module notes)."""
+def printed_wave_potential(system: NaturalSystem, nodes: str = "interior") -> sympy.Expr:
+    r"""The wave potential of eq. (94), ``sum_i 1/4 ((d+ u_i)^2 + (d- u_i)^2)``, in one of its two readings.
+
+    Eq. (94) sums over ``i = 1..N1``, "N1 the number of the nodes", and does not say which nodes:
+
+    * ``nodes="interior"``: the interior nodes ``i = 1..N-1`` (the unknowns, the rows of ``D2``), with
+      ``u_0 = u_N = 0``.  This is *not* the energy of ``D2``: it counts the two boundary edges half;
+    * ``nodes="all"``: all nodes ``i = 0..N``, the differences that would need a node outside the grid
+      (``d- u_0``, ``d+ u_N``) omitted.  This is ``1/2 sum_{i=0}^{N-1} (d+ u_i)^2``, the potential of
+      :func:`discrete_wave_system`, whose gradient is ``-D2 u``.
+
+    >>> w = discrete_wave_system(4)
+    >>> sympy.expand(printed_wave_potential(w, "all") - w.potential)
+    0
+    """
+    if nodes not in ("interior", "all"):
+        raise InvalidArgumentError(f"nodes = {nodes!r}: expected 'interior' or 'all'")
     dx = system.spacing
     full = (sympy.S.Zero,) + system.u + (sympy.S.Zero,)
-    return sympy.Add(*[(((full[i + 1] - full[i]) / dx) ** 2 + ((full[i] - full[i - 1]) / dx) ** 2) / 4
-                       for i in range(1, system.n + 1)])
+    last = len(full) - 1                                    # node N
+    lo, hi = (1, last - 1) if nodes == "interior" else (0, last)
+    terms = []
+    for i in range(lo, hi + 1):
+        if i < last:
+            terms.append(((full[i + 1] - full[i]) / dx) ** 2 / 4)     # (d+ u_i)^2 / 4
+        if i > 0:
+            terms.append(((full[i] - full[i - 1]) / dx) ** 2 / 4)     # (d- u_i)^2 / 4
+    return sympy.Add(*terms)
 
 
 def discrete_beam_system(intervals, length=1, *, stiffness=1, density=1, damping=0, name="2") -> NaturalSystem:
@@ -893,7 +931,7 @@ def discrete_beam_system(intervals, length=1, *, stiffness=1, density=1, damping
 
 
 def mass_spring_system(m1=1, m2=1, k=1000, *, name="1") -> NaturalSystem:
-    r"""Two masses joined by a spring: ``m1 u1'' = -k(u1 - u2)``, ``m2 u2'' = -k(u2 - u1)`` (eq. 92).
+    r"""Two masses joined by a spring: ``m1 u1'' = -k(u1 - u2)``, ``m2 u2'' = -k(u2 - u1)`` (eq. (96)).
 
     >>> mass_spring_system(1, 1, 10).gradient
     (10*u_{1,1} - 10*u_{1,2}, -10*u_{1,1} + 10*u_{1,2})

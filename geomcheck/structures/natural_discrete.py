@@ -25,9 +25,10 @@ theorem; certified for a concrete one), the remaining identity
 ``(E(n+1) - E(n))/dt + D = f (mu1 eps1.d+u1 - mu2 eps2.d+u2)`` is decided, ``c`` is shown to be
 invariant, and on ``c = 0`` (the initial condition (62)/(81)) the balance follows.
 
-Misprint (test ``test_theorem6_printed_force_misprint``): the printed ``f^{n+1/2}`` of Theorem 6 (eq. 82)
-has ``G1 A v2`` in its first term; the derivation (and eq. 61) has ``G1 A v1``.  With the printed
-force ``c`` is not invariant and the energy identity fails (for ``G1 != 0``).
+[error] Theorem 6, eq. (82) (a misprint of the authors; test ``test_theorem6_printed_force_misprint``):
+the printed ``f^{n+1/2}`` has ``G1 A v2`` in its first term; the derivation, the theorem's own proof
+and the ODE scheme's eq. (61) have ``G1 A v1``.  With the printed force ``c`` is not invariant and the
+energy identity fails (for ``G1 != 0``).
 
 Examples
 --------

@@ -37,24 +37,29 @@ obeys the power balance ``dH/dt = -grad H^T R grad H + y^T u``.
   port with constant effort ``e_i = 1``).
 * :func:`oscillator_van_der_pol` runs the paper's example end to end, from eq. (2).
 
-Misprints in Section 4 (each shown by a test in ``test_port_hamiltonian.py``):
+The printed formulas of Section 4 that disagree with the computation when read literally in
+our copy of the paper (each shown by a test in ``test_port_hamiltonian.py``; none is counted
+as an error of the authors -- see the findings of ``casestudies/salnikov2019_van_der_pol.py``):
 
-1. First-order system, second line: printed ``x2' = -x1 + m Omega q``; eq. (2) gives
-   ``x2' = -x1 + m Omega^2 q1`` (as in the printed ``g`` and ``D``)
-   (``test_printed_first_order_system_misprint``).
-2. ``Q``, coefficient of ``d/dx^4``: printed ``p3 - p5 a(x3) x4 - A x1``; D gives
-   ``p3 + (A x1 - a(x3) x4) p5`` -- the term ``A x1`` lost its factor ``p5`` and its sign
-   (``D^{45} = -a q2 + A x1``); as printed ``Q`` is not even of degree 1.
-3. ``Q``, coefficient of ``d/dx^5``: printed ``p2 m Omega^2 x3 + p4 a(x3) x4 - A x1``; D
-   gives ``m Omega^2 x3 p2 + (a(x3) x4 - A x1) p4`` (the factor ``p4`` of ``A x1`` is lost).
-4. ``Q``, coefficient of ``d/dp_1``: printed ``A p4 p5 p5``, which is zero (``p5^2 = 0`` for
-   an odd ``p5``); D gives ``A p4 p5`` (from ``d D^{45} / dx^1 = A``).
+1. First-order system, second line: as read in our copy ``x2' = -x1 + m Omega q``; eq. (2)
+   gives ``x2' = -x1 + m Omega^2 q1``, as the paper prints it in ``g`` and ``D`` (the ``q`` for
+   ``q1`` is the authors' notation; the lost exponent is taken as damage of our copy)
+   (``test_first_order_line_as_read_in_our_copy``).
+2. ``Q``, coefficients of ``d/dx^4`` and ``d/dx^5``: printed ``p3 - p5 a(x3) x4 - A x1`` and
+   ``p2 m Omega^2 x3 + p4 a(x3) x4 - A x1`` without brackets.  Read literally, ``-A x1`` is of
+   degree 0 (``Q`` would not be of degree 1); read with ``p5`` (``p4``) multiplying the whole port
+   entry ``a(x3) x4 - A x1`` of D (``D^{45} = -a q2 + A x1``), both are the components built
+   from D: that reading holds.
+3. ``Q``, coefficient of ``d/dp_1``: as read in our copy ``A p4 p5 p5``, which is zero
+   (``p5^2 = 0`` for an odd ``p5``); D gives ``A p4 p5`` (from ``d D^{45} / dx^1 = A``), the
+   printed term with ``p5`` once (taken as damage of our copy).
 
-(``test_printed_q_misprints``; the other components of the printed ``Q`` agree with the
-one built from D.)  The printed ``D``, ``g``, ``H``, ``f_i`` and the power balance
+(``test_printed_q_literal_and_bracketed_readings``; the other components of the printed ``Q``
+agree with the one built from D.)  The printed ``D``, ``g``, ``H``, ``f_i`` and the power balance
 ``H' = -e_s^T f_s = e_i f_i`` are reproduced exactly (``test_pH_form_H_g_D_and_f_i_as_printed``,
 ``test_power_balance_H_dot_is_e_i_f_i``); :attr:`OscillatorVanDerPol.misprints` lists the
-disagreements found by the computation itself (``test_misprints_found_by_the_example``).
+literal disagreements found by the computation itself
+(``test_literal_disagreements_found_by_the_example``).
 
 What ``Q o Q`` is.  The only non-constant entries of ``D`` are in the port column
 (``D^{25} = -m Omega^2 x^3``, ``D^{45} = A x^1 - a(x^3) x^4``) and the block ``-J`` is
@@ -1180,7 +1185,8 @@ class OscillatorVanDerPol:
     constant_forms : PortHamiltonianForms  pH forms with constant J, R and no port.
     quadratic_forms : PortHamiltonianForms pH forms with entries of degree <= 2 in q1, no port
                       (None for ``quick=True``).
-    misprints : dict     the printed formulas that disagree with the computation, by name.
+    misprints : dict     the printed formulas that, read literally in our copy, disagree with the
+                         computation, by name (damage and readings, not errors of the authors).
     system : PortHamiltonianSystem  the paper's choice: canonical J, R = 0, one port e_i = 1.
     forms : PortHamiltonianForms    how ``system`` is found (:func:`port_form`).
     power_balance : Certificate     ``H' = -e_s^T f_s = e_i f_i``.
@@ -1284,8 +1290,9 @@ def oscillator_van_der_pol(*, quick: bool = False) -> OscillatorVanDerPol:
     misprints = _misprints(fo, Qs.field, params)
     rows = [r"\text{%s:}\quad & \text{printed } %s, & &\text{computed } %s" % (
         tex_text(name), _show_super(pr), _show_super(co)) for name, (pr, co) in misprints.items()]
-    Dv = Dv.add(r"\textbf{Comparison with the printed formulas.} Where the paper's printed expressions"
-                r" differ from the ones computed from eq. (2) and from $D$:", r" \\ ".join(rows))
+    Dv = Dv.add(r"\textbf{Comparison with the printed formulas.} Where the printed expressions, read literally in"
+                r" our copy, differ from the ones computed from eq. (2) and from $D$ (a lost exponent, brackets, a"
+                r" doubled factor: damage and readings, not errors of the authors):", r" \\ ".join(rows))
     Dv = Dv.concluding(Qs.derivation.conclusion)
     return OscillatorVanDerPol(params, (eq1, eq2), fo, H, constant, quadratic, forms, S, pb, flows, L,
                                certs, Qs, misprints, Dv)
@@ -1298,7 +1305,7 @@ def _show_super(v) -> str:
 
 
 def _misprints(fo, Q, params) -> dict:
-    """The printed formulas of Section 4 that are not what the computation gives."""
+    """The printed formulas of Section 4 that, read literally in our copy, are not what the computation gives."""
     out = {}
     x1, x2, q1, q2 = fo.x
     printed = -x1 + params["m"] * params["Omega"] * q1
@@ -1327,12 +1334,13 @@ def _with_tilde(F, q1, Om, A, m, Omt):
 
 
 def printed_q_structure(example: OscillatorVanDerPol):
-    """The degree-1 field Q exactly as printed in Section 4 (with its misprints).
+    """The degree-1 field Q of Section 4 read literally as printed in our copy (no brackets, ``p5 p5``).
 
     On ``cotangent_shift`` of the extended chart ``(x1, x2, q1, q2, x5)`` (the paper's
     ``x^1..x^5``; ``p_i`` are the odd coordinates ``theta_*``).  Not homogeneous: the
-    printed components of ``d/dx^4`` and ``d/dx^5`` contain the degree-0 term ``-A x^1``;
-    the printed ``A p4 p5 p5`` is zero.
+    printed components of ``d/dx^4`` and ``d/dx^5``, read without brackets, contain the degree-0
+    term ``-A x^1``; ``A p4 p5 p5`` is zero.  With the brackets and ``p5`` once the printed Q is the
+    one built from D (``casestudies.salnikov2019_van_der_pol.q_as_printed_with_brackets``).
 
     Examples
     --------

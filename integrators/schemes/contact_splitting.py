@@ -11,7 +11,13 @@ and the step is the symmetric (Strang) composition
 ``phi_V(h/2) o phi_T(h/2) o phi_Z(h) o phi_T(h/2) o phi_V(h/2)``: explicit, order 2,
 symmetric, and a contact map (each factor is the exact flow of a contact Hamiltonian),
 as in Bravetti, Seri, Vermeeren and Zadra, "Numerical integration in celestial mechanics:
-a case for contact geometry" (Celest. Mech. Dyn. Astr. 132, 2020).  ``gamma`` may be a
+a case for contact geometry" (Celest. Mech. Dyn. Astr. 132, 2020).  Slide 27 ("Hamiltonian
+integrators") of Vermeeren, Bravetti & Seri's 2019 slides, numbered as the frames of our copy,
+composes the same three flows in another order, ``S_2(h) = exp(h/2 X_C) exp(h/2 X_B) exp(h X_A)
+exp(h/2 X_B) exp(h/2 X_C)`` (damping outside, the kinetic flow in the middle); both orders are
+symmetric, of order 2 and contact with factor ``exp(-gamma h)``.  (The flows printed on that
+slide for ``A``, ``B`` and ``C z`` are partly wrong: see
+``casestudies.vermeeren2019_damped_oscillator``; the ones above are the exact flows.)  ``gamma`` may be a
 constant parameter; with ``gamma = 0`` the middle factor is the identity.
 
 >>> import sympy, integrators as ig

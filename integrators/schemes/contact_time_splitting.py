@@ -12,7 +12,9 @@ coordinate with conjugate momentum E (:func:`geomcheck.structures.autonomize`: c
 * ``A = T(p)``:         ``x -> x + s T_p``, ``z -> z + s (p T_p - T)``
 
 each the exact flow of a contact Hamiltonian on the extended space; the step is the
-symmetric composition ``D/2 C/2 B/2 A B/2 C/2 D/2`` (the authors' code), a contact map of
+symmetric composition ``D/2 C/2 B/2 A B/2 C/2 D/2`` (the authors' code; the "more complicated
+but similar construction" for ``H(t, x, p, z) = A(t, p) + B(t, x) + C(t) z`` announced on
+slide 28, "Hamiltonian integrators", of Vermeeren, Bravetti & Seri's 2019 slides), a contact map of
 ``dz - p dx - E dt`` with factor ``exp(-gamma(t + h/2) h)``, second order and symmetric.
 Projected to ``(x, p, z)`` (E never feeds back) it is the autonomous splitting
 ``C/2 B/2 A B/2 C/2`` with the time frozen at the midpoint ``t + h/2``: that projection is the

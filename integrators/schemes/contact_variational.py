@@ -1,23 +1,29 @@
 r"""Higher-order contact splittings and the contact (Herglotz) variational integrators.
 
 Vermeeren, Bravetti & Seri, "Contact variational integrators", J. Phys. A 52 (2019) 445206
-(slides "Variational integrators for contact Hamiltonian systems", 2019):
+(slides "Variational integrators for contact Hamiltonian systems", 2019, numbered as the frames
+of our copy: slides 22-24 the discrete Herglotz principle, 27-28 "Hamiltonian integrators"):
 
-* :class:`ContactComposition` -- Yoshida's recursive triple jumps of the symmetric contact
-  splitting ``contact-splitting-2`` (exact coefficients from
+* :class:`ContactComposition` -- Yoshida's recursive triple jumps (slide 28) of the symmetric
+  contact splitting ``contact-splitting-2`` (exact coefficients from
   :func:`geomcheck.certify.compositions.yoshida_composition`; the authors' code once had
   Yoshida's w3 off by a factor 10, which the order certificate would catch).
   :func:`contact_yoshida` builds the order-4 (3 stages) and order-6 (9 stages) members.
   Every factor is the exact flow of a contact Hamiltonian, so the composite is a contact
   map; its factor on ``H = T(p) + V(x) + gamma z`` is ``exp(-gamma h)``.
 * :class:`HerglotzVariational` -- the position-momentum map of the discrete Herglotz
-  principle (:mod:`geomcheck.structures.herglotz`) for the Legendre transform
+  principle (slides 22-24; :mod:`geomcheck.structures.herglotz`) for the Legendre transform
   ``L(x, v, z) = v.M v/2 - V(x) - gamma z`` of ``H = p.M^{-1} p/2 + V(x) + gamma z``,
-  discretized to first order, ``L(x_j, (x_{j+1} - x_j)/h, z_j)``, or to second order,
-  ``(L(x_j, v_j, z_j) + L(x_{j+1}, v_j, z_{j+1}))/2``.  The step is the herglotz
-  ``ImplicitMap`` itself (the very object certified and lowered).
+  with ``v_j = (x_{j+1} - x_j)/h`` discretized to first order at the left point,
+  ``L(x_j, v_j, z_j)`` (``contact-herglotz-1``, our own simplest choice), to first order
+  averaged over both ends, ``(L(x_j, v_j, z_j) + L(x_{j+1}, v_j, z_j))/2``
+  (``contact-herglotz-1-averaged``: the "Contact (1st)" of the paper's damped-oscillator
+  figures, as the authors' public code computes it), or to second order,
+  ``(L(x_j, v_j, z_j) + L(x_{j+1}, v_j, z_{j+1}))/2`` (``contact-herglotz-2``, their
+  "Contact (2nd)").  The step is the herglotz ``ImplicitMap`` itself (the very object
+  certified and lowered).
 
-``contact-yoshida-4``, ``contact-herglotz-1`` and ``contact-herglotz-2`` are registered in
+``contact-yoshida-4`` and the three Herglotz schemes are registered in
 :mod:`integrators.catalog` (the Herglotz schemes are certified on ``p^2/2 + V(x) + gamma z``,
 where the Legendre transform exists).  ``contact_yoshida(6)`` is not: its nine composed stages
 make one expression tree too large to build and lower in the catalog-wide tests; its order is
@@ -32,6 +38,8 @@ certified by the composition order conditions (``order_certificate()``).
 >>> herglotz = HerglotzVariational(2)
 >>> {k: c.holds for k, c in herglotz.certify(osc).items()}
 {'order': True, 'contact': True}
+>>> HerglotzVariational(1, averaged=True).name
+'contact-herglotz-1-averaged'
 """
 
 from __future__ import annotations
@@ -48,6 +56,7 @@ from geomcheck.structures import (
     first_order_discrete_lagrangian,
     second_order_discrete_lagrangian,
 )
+from geomcheck.structures.herglotz import first_order_averaged_discrete_lagrangian
 from geomcheck.zero import decide_all_zero
 
 from ..systems import STEP_SYMBOL, ContactSystem
@@ -148,17 +157,27 @@ class HerglotzVariational(Scheme):
     Parameters
     ----------
     order : {1, 2}
+    averaged : bool
+        Order 1 only: average the Lagrangian over both ends of the step, z at the left end,
+        ``(L(x_j, v_j, z_j) + L(x_{j+1}, v_j, z_j))/2`` (the paper's "Contact (1st)") instead
+        of the left point ``L(x_j, v_j, z_j)``.
     """
 
     requires = frozenset({"contact", "autonomous"})
     properties = frozenset({"contact"})
 
-    def __init__(self, order: int):
+    def __init__(self, order: int, averaged: bool = False):
         if order not in (1, 2):
             raise InvalidArgumentError(f"HerglotzVariational: order must be 1 or 2, got {order!r}")
+        if not isinstance(averaged, bool) or (averaged and order != 1):
+            raise InvalidArgumentError(f"HerglotzVariational: averaged=True is the first-order averaged rule"
+                                       f" (the second-order rule averages already), got order={order!r},"
+                                       f" averaged={averaged!r}")
         self.order = order
-        self.name = f"contact-herglotz-{order}"
-        self.description = ("discrete Herglotz principle, L(x_j, (x_j+1 - x_j)/h, z_j)" if order == 1 else
+        self.averaged = averaged
+        self.name = f"contact-herglotz-{order}" + ("-averaged" if averaged else "")
+        self.description = ("discrete Herglotz principle, (L(x_j, v_j, z_j) + L(x_j+1, v_j, z_j))/2" if averaged else
+                            "discrete Herglotz principle, L(x_j, (x_j+1 - x_j)/h, z_j)" if order == 1 else
                             "discrete Herglotz principle, (L(x_j, v_j, z_j) + L(x_j+1, v_j, z_j+1))/2")
 
     def why_not(self, system):
@@ -175,7 +194,8 @@ class HerglotzVariational(Scheme):
         cache = self.__dict__.setdefault("_principles", {})
         if system not in cache:
             L, v = legendre_lagrangian(system)
-            build = first_order_discrete_lagrangian if self.order == 1 else second_order_discrete_lagrangian
+            build = (first_order_averaged_discrete_lagrangian if self.averaged else
+                     first_order_discrete_lagrangian if self.order == 1 else second_order_discrete_lagrangian)
             Ld = build(L, system.x, v, system.z, STEP_SYMBOL)
             coords = contact_coordinates(system.chart, system.x, system.p, system.z)
             cache[system] = discrete_herglotz(Ld, len(system.x), h=STEP_SYMBOL, coordinates=coords)
@@ -202,10 +222,10 @@ class HerglotzVariational(Scheme):
                         guess=guess, step=h)
 
     def __eq__(self, other):
-        return type(other) is type(self) and other.order == self.order
+        return type(other) is type(self) and other.order == self.order and other.averaged == self.averaged
 
     def __hash__(self):
-        return hash(("HerglotzVariational", self.order))
+        return hash(("HerglotzVariational", self.order, self.averaged))
 
     def __repr__(self):
         return f"<scheme {self.name}: {self.description}>"

@@ -3,7 +3,10 @@ r"""The discrete Dirac scheme of the constrained-systems section (Salnikov & Ham
 The step is built by :func:`geomcheck.structures.discrete_dirac_scheme` -- the one
 definition, not re-derived here -- with the forward difference ``v_k = (q_{k+1} - q_k)/h``
 and the discrete constraint one-forms at the midpoint, the variant documented there as
-the symplectic one (``velocity="forward", constraint_at="midpoint"``).  A
+the symplectic one (``velocity="forward", constraint_at="midpoint"``).  The paper leaves ``v_k``
+open ("some approximation of the velocity") and names the centred difference only "for
+instance"; that example is dissipative (a critique documented in
+:mod:`geomcheck.structures.implicit_lagrangian`) and is not the scheme here.  A
 :class:`~integrators.ConstrainedHamiltonianSystem` ``(H, g)`` is converted to the
 structures' input: the Lagrangian ``L(q, v) = p v - H`` by the inverse Legendre transform
 (``H`` quadratic in p, so ``v = H_p`` is affine in p) and the constraint one-forms

@@ -42,12 +42,14 @@ def test_quick_profile_passes_every_check(result):
     assert "Theorem 5" in labels and "Theorem 6" in labels and "D4" in labels
 
 
-def test_figures_and_misprints(result):
+def test_figures_and_findings(result):
     assert len(result.figures) == 2 and all(os.path.getsize(p) > 1000 for p in result.figures)
     assert all(os.path.basename(p).startswith(ms.NAME) for p in result.figures)
-    assert len(result.misprints) == 2
-    for _, where in result.misprints:
-        path, name = where.split("::")
+    assert tuple(result.findings) == ms.FINDINGS
+    assert sorted(f.kind for f in ms.FINDINGS) == ["convention", "damage", "error"]
+    assert [s for s, _ in result.misprints] == [f.statement for f in ms.FINDINGS if f.kind == "error"]
+    for f in result.findings:
+        path, name = f.test.split("::")
         assert f"def {name}(" in open(os.path.join(ROOT, path)).read()
 
 
@@ -72,12 +74,25 @@ def test_lowered_step_solves_the_symbolic_equations():
     assert max(abs(float(e.xreplace(vals))) for e in eqs) <= 100 * wb.EPS * scale
 
 
-def test_printed_eq99_energy_is_not_conserved():
+def test_printed_eq101_energy_is_not_conserved():
     p = _small()
     sch, tr = _run(p)
     assert all(r <= 1 for r in wb.rounding_ratios(tr))            # Theorem 6's energy: conserved
-    E99 = ms.printed_eq99_energy(sch, tr)
-    assert np.max(np.abs(E99 - E99[0])) / E99[0] > 1e-3            # eq. (99) as printed: not
+    for second in ("+", "-"):                                      # the second mass's difference, either way
+        E101 = ms.printed_eq101_energy(sch, tr, second)
+        assert len(E101) == p.steps - (second == "-")
+        assert np.max(np.abs(E101 - E101[0])) / E101[0] > 1e-2     # eq. (101) as printed: not conserved
+    # the printed velocities are A v on the scheme: with the positions also averaged, A u, it is conserved
+    S = sch.system
+    n1, n3 = S.first.n, S.second.n
+    Z = tr.states
+    half = (Z[1:] + Z[:-1]) / 2
+    half[:, n1:2 * n1] = (Z[1:, :n1] - Z[:-1, :n1]) / p.dt
+    half[:, 2 * n1 + n3:] = (Z[1:, 2 * n1:2 * n1 + n3] - Z[:-1, 2 * n1:2 * n1 + n3]) / p.dt
+    E_half = wb._columns(wb._vectorized(S.energy(), S.chart.coords), half)
+    assert np.max(np.abs(E_half - E_half[0])) / E_half[0] < 1e-11
+    with pytest.raises(InvalidArgumentError):
+        ms.printed_eq101_energy(sch, tr, "0")
 
 
 def test_stiff_spring_is_no_shock_absorber():

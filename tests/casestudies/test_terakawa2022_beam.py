@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 import pytest
+import sympy
 
 import casestudies
 from casestudies import terakawa2022_beam as case
@@ -67,11 +68,36 @@ def test_figures_exist(result):
     assert {pathlib.Path(f).suffix for f in result.figures} == {".png", ".pdf"}
 
 
-def test_misprints_name_existing_tests(result):
-    assert len(result.misprints) == 3
+def test_findings_are_the_module_findings(result):
+    assert tuple(result.findings) == case.FINDINGS
+    assert [(f.kind, f.where) for f in case.FINDINGS] == [
+        ("error", "Lemma 6"), ("convention", "Sec. 6, the condition of Theorem 7"), ("error", "eq. (6)"),
+        ("convention", "Sec. 6 (L = 1, N_x = 51, Delta x = 0.02)")]
+    assert len(result.misprints) == 2                 # the two errors of the paper: Lemma 6's sign, eq. (6)
     for what, test in result.misprints:
         path, name = test.split("::")
         assert re.search(rf"^def {name}\(", (ROOT / path).read_text(), flags=re.M), test
+    assert "S. Terakawa" in case.SOURCE
+
+
+def test_the_grid_we_run_and_the_printed_numbers(built):
+    """Finding [convention] Sec. 6: N_x = 51 and dx = 0.02 as printed make a beam of length 1.02, not L = 1."""
+    from fractions import Fraction
+
+    params, B, system = built
+    dx = Fraction(str(B.values["dx"]))
+    assert (B.n_x, dx) == (51, Fraction(2, 100))                  # the printed N_x and Delta x
+    assert len(B.u) == 50 and system.dim == 104                    # unknowns u_1 .. u_50 (eq. (4))
+    # the right boundary is node N_x = 51 (eq. (5): u_51 = 0, ghost u_52 = -u_50): delta_4 at the last node
+    u = B.u
+    assert sympy.expand(B.delta4(50) - (5 * u[49] - 4 * u[48] + u[47]) / B.values["dx"]**4) == 0
+    length = B.n_x * dx                                            # N_x intervals between x_0 and x_51
+    assert length == Fraction(102, 100) != 1
+    assert B.n_b * dx == Fraction(1, 5)                            # b = 0.2 as printed
+    # the other readings: L = 1 with N_x = 51 changes dx and b; L = 1 with dx = 0.02 changes N_x
+    assert Fraction(1, 51) != dx and B.n_b * Fraction(1, 51) != Fraction(1, 5)
+    assert 1 / dx == 50 != B.n_x
+    assert "length 1.02" in case.__doc__ and "51 intervals" in case.__doc__
 
 
 def test_summary_is_json(result):

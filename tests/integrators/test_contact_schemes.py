@@ -97,6 +97,41 @@ def test_herglotz_step_solves_the_unregularized_position_momentum_equations():
                 assert abs(float(e.subs(at))) < 1e-13
 
 
+@pytest.mark.parametrize("system", [OSC, GENERIC, DAMPED_PENDULUM], ids=["oscillator", "generic", "pendulum"])
+def test_herglotz_averaged_declared_order_and_contact_are_certified(system):
+    s = ig.scheme("contact-herglotz-1-averaged")
+    assert s == HerglotzVariational(1, averaged=True) and s != HerglotzVariational(1)
+    assert (s.order, s.properties) == (1, frozenset({"contact"}))
+    certs = s.certify(system)
+    assert {k: c.holds for k, c in certs.items()} == {"order": True, "contact": True}
+
+
+def test_herglotz_averaged_is_exactly_first_order_with_factor_1_minus_alpha_h():
+    s = HerglotzVariational(1, averaged=True)
+    phi = s.step_map(OSC)
+    assert gc.certify_order(phi, OSC.vector_field, h, 2).holds is False
+    factor = s.discrete_principle(OSC).contact_factor()
+    assert sp.simplify(factor - (1 - a * h)) == 0
+    assert certify_contact_factor(phi, OSC.eta, factor, small_step=h).holds is True
+    assert certify_contact_factor(phi, OSC.eta, (1 - a * h / 2) / (1 + a * h / 2), small_step=h).holds is False
+    with pytest.raises(ValueError, match="averaged"):
+        HerglotzVariational(2, averaged=True)
+
+
+def test_herglotz_averaged_step_is_the_closed_form():
+    """x' = x + h(1 - g h) p - h^2 V'(x)/2, p' = (1 - g h) p - h (V'(x) + V'(x'))/2 (pendulum V = -cos x, g = 1/5)."""
+    g, dt = 0.2, 0.125
+    pts = np.array([[0.5, 0.25, -0.125], [1.0, -0.5, 0.75]])
+    new = lower(HerglotzVariational(1, averaged=True).step_map(DAMPED_PENDULUM)).bind({h: dt}).step_array(pts)
+    for (x0, p0, _), (x1, p1, _) in zip(pts, new):
+        X = x0 + dt * (1 - g * dt) * p0 - dt**2 * np.sin(x0) / 2
+        assert abs(x1 - X) < 1e-14
+        assert abs(p1 - ((1 - g * dt) * p0 - dt * (np.sin(x0) + np.sin(X)) / 2)) < 1e-14
+    # control: the left-point scheme is symplectic Euler, a different step
+    left = lower(HerglotzVariational(1).step_map(DAMPED_PENDULUM)).bind({h: dt}).step_array(pts)
+    assert np.abs(left[:, 0] - new[:, 0]).max() > 1e-3
+
+
 def test_herglotz_refuses_kinetic_energies_without_a_legendre_transform():
     s = HerglotzVariational(2)
     T = sp.Function("T")

@@ -2,10 +2,12 @@
 
 The scheme is derived symbolically (geomcheck.structures.discrete_dirac_scheme) and
 lowered by integrators.lower to batched numpy with Newton's method for the velocity and
-the multipliers (the map's auxiliary unknowns).  Claims: the discrete constraints
-<alpha_d^a, v_k> = 0 hold to solver tolerance; the energy error stays bounded over
-long runs for the forward-difference scheme with midpoint constraints, while the printed
-centred choice v_k = (q_{k+1} - q_{k-1})/(2h) drifts (module docstring, finding 1).
+the multipliers (the map's auxiliary unknowns).  Checked: the discrete constraints
+<alpha_d^a, v_k> = 0 hold to solver tolerance (the paper's third line); the energy error stays
+bounded over long runs for the forward-difference scheme with midpoint constraints -- our
+expectation, Section 3 states no energy property -- while the paper's example velocity
+v_k = (q_{k+1} - q_{k-1})/(2h) drifts (a critique: finding 1 of the module docstring of
+geomcheck.structures.implicit_lagrangian).
 """
 
 import numpy as np
@@ -95,7 +97,7 @@ def test_pendulum_energy_error_bounded_and_length_kept():
 
 
 def test_printed_scheme_energy_drifts():
-    """Finding 1 of the module docstring: the printed centred velocity dissipates energy."""
+    """Finding 1 (a critique) of implicit_lagrangian's docstring: the example centred velocity dissipates energy."""
     h, steps = 0.02, 5_000
     angles = np.array([0.5, 1.5])
     sch = discrete_dirac_scheme(_pendulum())

@@ -1,4 +1,4 @@
-"""Claims of the papers in ../shared/papers checked by the certificates (and a misprint shown)."""
+"""Claims of the reproduced papers checked by the certificates (and an error in a paper shown)."""
 
 import sympy as sp
 
@@ -34,8 +34,8 @@ def contact_chart():
 
 
 def test_contact_splitting_flows_are_contact_with_their_factors():
-    """Vermeeren, Bravetti & Seri 2019 (slides), H = A(p) + B(x) + C z: the exact flows of the
-    three pieces are contact maps with conformal factors 1, 1 and e^{-Ct}, and each is the
+    """Vermeeren, Bravetti & Seri 2019, slide 27 (Hamiltonian integrators), H = A(p) + B(x) + C z:
+    the exact flows of the three pieces are contact maps with conformal factors 1, 1 and e^{-Ct}, and each is the
     exact flow of its contact vector field (checked to order 4 of its Lie series)."""
     M, x, p, z, eta = contact_chart()
     A, B = sp.Function("A"), sp.Function("B")
@@ -54,8 +54,8 @@ def test_contact_splitting_flows_are_contact_with_their_factors():
 
 
 def test_the_printed_B_flow_is_a_misprint():
-    """The slides print exp(t X_B)(x, p, z) = (x - t(B'(x) + B(x)), p, z + t(p A(p) - A(p))):
-    it is not a contact map (and not the flow of X_B = -B'(x) d_p - B(x) d_z)."""
+    """Slide 27 (Hamiltonian integrators) prints
+    exp(t X_B)(x, p, z) = (x - t(B'(x) + B(x)), p, z + t(p A(p) - A(p))): it is not a contact map (and not the flow of X_B = -B'(x) d_p - B(x) d_z)."""
     M, x, p, z, eta = contact_chart()
     A, B = sp.Function("A"), sp.Function("B")
     printed = gc.Map(M, M, [x - t * (B(x).diff(x) + B(x)), p, z + t * (p * A(p) - A(p))], parameters=[t])

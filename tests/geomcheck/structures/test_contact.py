@@ -162,7 +162,7 @@ def test_contact_field_of_a_non_darboux_form():
 
 
 def test_printed_X_A_is_not_the_contact_field():
-    """Slide 22 prints X_A = A'(p) d_x + (p A(p) - A(p)) d_z; the z component is p A'(p) - A(p)."""
+    """Slide 27 prints X_A = A'(p) d_x + (p A(p) - A(p)) d_z; the z component is p A'(p) - A(p)."""
     D = darboux_coordinates(1)
     x, p, z = D.chart.coords
     A = generic("A", [p])
@@ -182,7 +182,7 @@ def test_energy_law_dH_dt_is_minus_H_Hz(n):
     D = darboux_coordinates(n)
     c = certify_contact_energy_law(generic("H", D.chart.coords), D.eta)
     assert c.holds is True
-    # the damped oscillator of slide 9: dH/dt = -alpha H
+    # the damped oscillator of slide 14: dH/dt = -alpha H
     x, p, z = darboux_coordinates(1).chart.coords
     U = generic("U", [x])
     H = p**2 / 2 + U + alpha * z
@@ -248,12 +248,12 @@ def test_exact_flows_are_contact_with_their_factors(n):
         assert c.holds is True, (H, c.method)
         assert c.factor == g
         assert certify_exact_flow(phi, H, D.eta, t).holds is True
-        # slide 16: phi_t^* eta = exp(int_0^t f_H) eta; here f_H = -R(H) is constant along each flow
+        # slide 20: phi_t^* eta = exp(int_0^t f_H) eta; here f_H = -R(H) is constant along each flow
         f_H = contact_hamiltonian_field(H, D.eta).factor
         assert decide_zero(c.factor - sympy.exp(f_H * t)).is_zero is True
 
 
-def test_slide_22_in_one_piece():
+def test_slide_27_in_one_piece():
     D = darboux_coordinates(2)
     S = separable_contact_flows(generic("A", D.p), generic("B", D.x), C, D, t)
     assert S.holds is True
@@ -288,7 +288,7 @@ def test_flow_pieces_must_depend_on_their_variables():
 
 
 def test_printed_A_flow_fails():
-    """Slide 22: exp(t X_A)(x, p, z) = (x + t A'(p), p, z + t (p A(p) - A(p)))."""
+    """Slide 27: exp(t X_A)(x, p, z) = (x + t A'(p), p, z + t (p A(p) - A(p)))."""
     D = darboux_coordinates(1)
     x, p, z = D.chart.coords
     A = generic("A", [p])
@@ -298,11 +298,14 @@ def test_printed_A_flow_fails():
 
 
 def test_printed_B_flow_fails():
-    """Slide 22: exp(t X_B)(x, p, z) = (x - t (B'(x) + B(x)), p, z + t (p A(p) - A(p)))."""
+    """Slide 27: exp(t X_B)(x, p, z) = (x - t (B'(x) + B(x)), p, z + t (p A(p) - A(p)))."""
     D = darboux_coordinates(1)
     x, p, z = D.chart.coords
     A, B = generic("A", [p]), generic("B", [x])
     printed = gc.Map(D.chart, D.chart, [x - t * (B.diff(x) + B), p, z + t * (p * A - A)], parameters=[t])
+    # its z component is, verbatim, the printed exp(t X_A)'s (the A line copied, prime missing)
+    printed_A = [x + t * A.diff(p), p, z + t * (p * A - A)]
+    assert printed.exprs[2] == printed_A[2]
     c = gc.certify_contact(printed, D.eta)
     assert c.holds is False and c.counterexample
     assert certify_exact_flow(printed, B, D.eta, t).holds is False
@@ -310,16 +313,22 @@ def test_printed_B_flow_fails():
 
 
 def test_printed_C_flow_fails():
-    """Slide 22: exp(t X_C)(x, p, z) = (x, p - t p C, exp(Ct) z)."""
+    """Slide 27: exp(t X_C)(x, p, z) = (x, p - t p C, exp(Ct) z)."""
     D = darboux_coordinates(1)
     x, p, z = D.chart.coords
     printed = gc.Map(D.chart, D.chart, [x, p - t * p * C, sympy.exp(C * t) * z], parameters=[t, C])
     assert gc.certify_contact(printed, D.eta).holds is False
     assert certify_exact_flow(printed, C * z, D.eta, t).holds is False
+    # the p component is the first-order truncation of the flow's p e^{-Ct}
+    assert sympy.expand(sympy.series(p * sympy.exp(-C * t), t, 0, 2).removeO() - (p - t * p * C)) == 0
+    # with the z exponent's sign repaired (a minus our copy might have lost) the map is still wrong
+    repaired = gc.Map(D.chart, D.chart, [x, p - t * p * C, sympy.exp(-C * t) * z], parameters=[t, C])
+    assert gc.certify_contact(repaired, D.eta).holds is False
+    assert certify_exact_flow(repaired, C * z, D.eta, t).holds is False
 
 
 def test_splitting_S2_is_contact_with_factor_exp_minus_Ch():
-    """S2 = C/2 B/2 A B/2 C/2 (slide 22) composes contact maps; its factor is e^{-Ch}."""
+    """S2 = C/2 B/2 A B/2 C/2 (slide 27) composes contact maps; its factor is e^{-Ch}."""
     D = darboux_coordinates(1)
     x, p, z = D.chart.coords
     A, B = p**2 / 2, generic("B", [x])

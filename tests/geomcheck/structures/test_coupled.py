@@ -319,3 +319,131 @@ def test_derivations_compile(tmp_path):
             + certify_interaction_condition(spring_pair()).latex())
     assert r"\mathrm{d}(i_X\omega)" in lemma.latex()
     assert compile_pdf(document(body), tmp_path / "coupled.pdf").exists()
+
+
+# --------------------------------------------------------------------------- the findings, re-derived with plain sympy
+
+
+def _wedge(a, b):
+    """The matrix of a ^ b (a, b coefficient columns): (a ^ b)(X, Y) = X^T (a b^T - b a^T) Y."""
+    return a * b.T - b * a.T
+
+
+def test_lemma6_sign_from_the_flow_plain_sympy():
+    """Finding [error] Lemma 6, without geomcheck: L_X w from the flow, (DX)^T W + W DX for w(a, b) = a^T W b."""
+    Q1, P1, Q2, P2 = z = sympy.symbols("q1 p1 q2 p2")
+    H1, H2 = sympy.Function("H1")(Q1, P1), sympy.Function("H2")(Q2, P2)
+    f1, f2 = sympy.Function("f1")(*z), sympy.Function("f2")(*z)
+    X = sympy.Matrix([H1.diff(P1), -H1.diff(Q1) + f1, H2.diff(P2), -H2.diff(Q2) + f2])     # system (3)
+    W = sympy.zeros(4, 4)                                       # w := dq1 ^ dp1 + dq2 ^ dp2
+    W[0, 1], W[1, 0], W[2, 3], W[3, 2] = 1, -1, 1, -1
+    DX = X.jacobian(z)
+    L = DX.T * W + W * DX                                       # d/dt phi_t^* w at t = 0: no i_X convention
+    e = lambda i: sympy.Matrix([1 if j == i else 0 for j in range(4)])   # noqa: E731
+    grad = lambda g: sympy.Matrix([g.diff(c) for c in z])                 # noqa: E731
+    computed = _wedge(e(0), grad(f1)) + _wedge(e(2), grad(f2))           # dq1 ^ df1 + dq2 ^ df2
+    printed = _wedge(grad(f1), e(0)) + _wedge(grad(f2), e(2))            # df1 ^ dq1 + df2 ^ dq2
+    assert sympy.simplify(L - computed) == sympy.zeros(4, 4)
+    assert sympy.simplify(L + printed) == sympy.zeros(4, 4)    # the printed lemma is the negative
+    assert sympy.simplify(L - printed) != sympy.zeros(4, 4)
+    # where the sign enters: (i_X w)(Y) = w(X, Y) has coefficients W^T X; with it Definition 2,
+    # i_X w = dH, is system (3) (f = 0); the proof's first line p' dq - q' dp is its negative
+    X0 = X.subs({f1: 0, f2: 0})
+    assert sympy.simplify(W.T * X0 - grad(H1 + H2)) == sympy.zeros(4, 1)
+    proof_line = sympy.Matrix([X[1], -X[0], X[3], -X[2]])
+    assert sympy.simplify(proof_line + W.T * X) == sympy.zeros(4, 1)
+
+
+def _paper_beam(n, nb, ghost=None):
+    """Section 6 written from the paper with plain sympy: unknowns u_1..u_{n-1}, eq. (5), ghosts, (4), f.
+
+    ``ghost`` is the value used for u_{n+1} (default: -u_{n-1}, from the discrete u_xx = 0 at x = L).
+    """
+    dx, rho, A, E, I, m1, m2, k = sympy.symbols("Delta_x rho A E I m_1 m_2 k", positive=True)
+    u, v = sympy.symbols(f"u1:{n}"), sympy.symbols(f"v1:{n}")
+    Q1, Q2, P1, P2 = sympy.symbols("q1 q2 p1 p2")
+
+    def U(j):
+        if j in (0, n):
+            return sympy.S.Zero                                 # eq. (5)
+        if j == -1:
+            return -u[0]                                        # eq. (6), left
+        if j == n + 1:
+            return -u[n - 2] if ghost is None else ghost
+        return u[j - 1]
+
+    d2 = lambda i: (U(i + 1) - 2 * U(i) + U(i - 1)) / dx**2                                  # noqa: E731
+    d4 = lambda i: (U(i + 2) - 4 * U(i + 1) + 6 * U(i) - 4 * U(i - 1) + U(i - 2)) / dx**4    # noqa: E731
+    H_el = sum((v[i - 1] ** 2 / (rho * A) + E * I * d2(i) ** 2) * dx / 2 for i in range(1, n))
+    H_sp = P1**2 / (2 * m1) + P2**2 / (2 * m2) + k / 2 * (Q2 - Q1) ** 2
+    f = rho * A * dx * m1 / (rho * A * dx + m1) * (E * I / (rho * A) * d4(nb) + k / m1 * (Q2 - Q1))
+    y = list(u) + list(v) + [Q1, Q2, P1, P2]
+    X = ([vi / (rho * A) for vi in v] + [-E * I * d4(i) + (f / dx if i == nb else 0) for i in range(1, n)]
+         + [P1 / m1, P2 / m2, k * (Q2 - Q1) - f, -k * (Q2 - Q1)])
+    return dict(dx=dx, rhoA=rho * A, EI=E * I, m1=m1, u=u, v=v, q1=Q1, p1=P1, y=y, X=sympy.Matrix(X), f=f,
+                H_el=H_el, H_sp=H_sp, d4=d4, n=n, nb=nb)
+
+
+def _beam_form(b, weight):
+    n, dim = b["n"] - 1, len(b["y"])
+    W = sympy.zeros(dim, dim)
+    for i in range(n):
+        W[i, n + i], W[n + i, i] = weight, -weight             # weight du_i ^ dv_i
+    for j in range(2):
+        W[2 * n + j, 2 * n + 2 + j], W[2 * n + 2 + j, 2 * n + j] = 1, -1    # dq_j ^ dp_j
+    return W
+
+
+def _is_zero(matrix):
+    return all(sympy.cancel(c) == 0 for c in matrix)
+
+
+def test_section6_beam_form_readings_plain_sympy():
+    """Finding [convention] Sec. 6: the printed condition is exact for dx sum du ^ dv, not for sum du ^ dv."""
+    b = _paper_beam(6, 2)
+    y, X, dx, f = b["y"], b["X"], b["dx"], b["f"]
+    n, j = b["n"] - 1, b["nb"] - 1
+    unb, q1 = b["u"][j], b["q1"]
+    grad = lambda g: sympy.Matrix([g.diff(c) for c in y])     # noqa: E731
+    weighted, plain = _beam_form(b, dx), _beam_form(b, 1)
+    # both readings give the same equations without the interaction: i_X w = dH (coefficients W^T X)
+    # with H = H_el + H_sp for the weighted form, with H_el/dx + H_sp for the plain one
+    X0 = sympy.Matrix(X)
+    X0[n + j] -= f / dx
+    X0[2 * n + 2] += f
+    assert _is_zero(weighted.T * X0 - grad(b["H_el"] + b["H_sp"]))
+    assert _is_zero(plain.T * X0 - grad(b["H_el"] / dx + b["H_sp"]))
+    M = X.jacobian(y)                                         # the system is linear: X = M y
+    L_w = M.T * weighted + weighted * M                       # L_X w from the flow
+    L_p = M.T * plain + plain * M
+    df = grad(f)
+    # weighted: (du_nb - dq1) ^ df, i.e. minus the printed df ^ du_nb - df ^ dq1 (Lemma 6's sign)
+    assert _is_zero(L_w - _wedge(grad(unb) - grad(q1), df))
+    assert _is_zero(L_w + _wedge(df, grad(unb)) - _wedge(df, grad(q1)))
+    # plain: (du_nb / dx - dq1) ^ df
+    assert _is_zero(L_p - _wedge(grad(unb) / dx - grad(q1), df))
+    # restricted to the tangent space of S = {v_nb/(rho A) = p1/m1, u_nb - q1 = C}
+    G = sympy.Matrix([grad(b["v"][j] / b["rhoA"] - b["p1"] / b["m1"]).T, grad(unb - q1).T])
+    T = sympy.Matrix.hstack(*G.nullspace())
+    assert T.shape == (len(y), len(y) - 2)
+    assert _is_zero(T.T * L_w * T)
+    assert not _is_zero(T.T * L_p * T)
+
+
+def test_ghost_node_of_eq6_plain_sympy():
+    """Finding [error] eq. (6): the right-end ghost is u_{N_x+1} = -u_{N_x-1}, not u_{N_x-1} = -u_{N_x}."""
+    n = 7
+    g = sympy.Symbol("u_ghost")
+    b = _paper_beam(n, 3, ghost=g)
+    dx, u = b["dx"], b["u"]
+    # eq. (7) at the right end with eq. (5): (u_{N-1} - 2 u_N + u_{N+1}) / dx^2 = 0, u_N = 0
+    assert sympy.solve((u[n - 2] - 2 * 0 + g) / dx**2, g) == [-u[n - 2]]
+    # the printed right-end relation u_{N-1} = -u_N with u_N = 0 forces an unknown to vanish
+    assert sympy.solve(sympy.Eq(u[n - 2], -0), u[n - 2]) == [0]
+    # EI delta_4 u_i = (1/dx) dH_el/du_i (the discrete variational derivative) for every i only with
+    # u_{N+1} = -u_{N-1}; delta_4 u_{N-1} needs u_{N+1}, which the printed (6) leaves undefined
+    last = sympy.expand(b["EI"] * b["d4"](n - 1) - b["H_el"].diff(u[n - 2]) / dx)
+    assert last.has(g) and sympy.solve(last, g) == [-u[n - 2]]
+    full = _paper_beam(n, 3)
+    for i in range(1, n):
+        assert sympy.expand(full["EI"] * full["d4"](i) - full["H_el"].diff(full["u"][i - 1]) / full["dx"]) == 0

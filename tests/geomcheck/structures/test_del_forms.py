@@ -1,4 +1,4 @@
-"""DEL one-forms (Guo, Li & Wu 2001, Secs. 3-5): discrete Lagrangians, Hamiltonian schemes, misprints."""
+"""DEL one-forms (Guo, Li & Wu 2001, Secs. 3-5): discrete Lagrangians, Hamiltonian schemes, our readings of the text."""
 
 import dataclasses
 
@@ -108,8 +108,8 @@ def eq39_pullback():
 
 
 def test_eq39_needs_the_factor_one_over_h():
-    """dp^(n+1) ^ dq^(n+1) = (1/h)(1 + h^2/4 V_qq(q^(n+1/2))) dq^(n+1) ^ dq^(n); the text we have
-    prints it without 1/h, which fails."""
+    """dp^(n+1) ^ dq^(n+1) = (1/h)(1 + h^2/4 V_qq(q^(n+1/2))) dq^(n+1) ^ dq^(n); as read in our copy
+    it lacks the 1/h, and that reading fails."""
     S, pulled, Vqq = eq39_pullback()
     x, y = S.coords
     right = (1 / h) * (1 + h**2 / 4 * Vqq) * (S.d(y) ^ S.d(x))
@@ -212,7 +212,7 @@ def test_separable_midpoint_in_the_hamiltonian_form_eqs_32_and_41():
     assert certify_scheme_del(S).holds is True and certify_scheme_map(S).holds is True
 
 
-def test_printed_pair_41_with_differentials_at_tn_fails():
+def test_pair_41_as_read_with_differentials_at_tn_is_no_identity():
     """Eq. 41 as it reads in our copy: E1 = dp^(n) {q^(n+1) - q^(n) - h H_p}, E2 = dq^(n) {p^(n+1) - p^(n) + h H_q}.
     d(E1 + E2) is then not Omega(Z) - Omega(z) on function space (either change alone does not help)."""
     S = midpoint_del(None, q, p, h)
@@ -223,7 +223,7 @@ def test_printed_pair_41_with_differentials_at_tn_fails():
     r_q = Q - q - h * gc.substitute(H.diff(p), mid)
     r_p = P - p + h * gc.substitute(H.diff(q), mid)
     target = S.after - S.before
-    for E in (r_q * M.d(p) + r_p * M.d(q),                      # as printed
+    for E in (r_q * M.d(p) + r_p * M.d(q),                      # as read in our copy
               r_q * M.d(p) - r_p * M.d(q),                      # sign of eq. 12 only
               r_q * M.d((p + P) / 2) + r_p * M.d((q + Q) / 2)):  # midpoint differentials only
         decision = (gc.d(E) - target).zero_decision()

@@ -10,6 +10,7 @@ from geomcheck.structures import (
     contact_hamiltonian_field,
     darboux_coordinates,
     discrete_herglotz,
+    first_order_averaged_discrete_lagrangian,
     first_order_discrete_lagrangian,
     generic_discrete_lagrangian,
     herglotz_equations,
@@ -64,21 +65,41 @@ def test_damped_lagrangian_agrees_with_contact_hamiltonian(n):
     assert decide_zero(X.component(D.z).xreplace(back).xreplace({D.z: z}) - L).is_zero is True
 
 
+def _plain_herglotz_acceleration(L):
+    """x'' from L_x - d/dt L_x' + L_z L_x' = 0 along x(t), z' = L: plain sympy, independent of geomcheck."""
+    t = sympy.Symbol("t")
+    X, Z = sympy.Function("X")(t), sympy.Function("Z")(t)
+    Lt = L.subs({v: X.diff(t)}).subs({x: X, z: Z})
+    Lv = sympy.diff(L, v).subs({v: X.diff(t)}).subs({x: X, z: Z})
+    eq = sympy.diff(Lt, X) - Lv.diff(t).subs(Z.diff(t), Lt) + sympy.diff(Lt, Z) * Lv
+    acc = sympy.solve(eq, X.diff(t, 2))[0]
+    return sympy.expand(acc.subs(X.diff(t), v).subs({X: x, Z: z}))
+
+
 def test_printed_damped_lagrangian_fails():
-    """Slide 23 prints L = x'^2/2 - x^2/2 - alpha x; x'' = -x - alpha x' needs - alpha z."""
+    """Slides 29-30 (Numerical example: harmonic oscillator) print L = x'^2/2 - x^2/2 - alpha x
+    => x'' = -x - alpha x'; that needs - alpha z (an error of the authors: the same on both frames)."""
     printed = herglotz_equations(v**2 / 2 - x**2 / 2 - alpha * x, x, v, z).accelerations()[0]
     assert decide_zero(printed - (-x - alpha * v)).is_zero is False
     right = herglotz_equations(v**2 / 2 - x**2 / 2 - alpha * z, x, v, z).accelerations()[0]
     assert decide_zero(right - (-x - alpha * v)).is_zero is True
+    # the same by plain sympy: the printed L gives a constant force and no damping
+    assert _plain_herglotz_acceleration(v**2 / 2 - x**2 / 2 - alpha * x) == -x - alpha
+    assert _plain_herglotz_acceleration(v**2 / 2 - x**2 / 2 - alpha * z) == -x - alpha * v
 
 
 def test_printed_mechanical_lagrangian_fails():
-    """Slide 6 prints L = |x'|^2 - U(x) for H = |p|^2/2 + U(x); its Euler-Lagrange equation is not x'' = -U'."""
+    """Slide 6 (Lagrangian mechanics), as read in our copy, prints L = |x'|^2 - U(x) for H = |p|^2/2 + U(x);
+    its Euler-Lagrange equation is not the printed x'' = -U' (damage: a lost 1/2, printed once)."""
     U = sympy.Function("U")(x)
     printed = herglotz_equations(v**2 - U, x, v, z).accelerations()[0]
     assert decide_zero(printed + U.diff(x)).is_zero is False
     right = herglotz_equations(v**2 / 2 - U, x, v, z).accelerations()[0]
     assert decide_zero(right + U.diff(x)).is_zero is True
+    # plain sympy: the printed L gives x'' = -U'/2; L = p x' - H at p = H_p = x' is x'^2/2 - U
+    assert sympy.simplify(_plain_herglotz_acceleration(v**2 - U) + U.diff(x) / 2) == 0
+    p = sympy.Symbol("p")
+    assert sympy.expand((p * v - (p**2 / 2 + U)).subs(p, v)) == sympy.expand(v**2 / 2 - U)
 
 
 def test_continuous_bad_input():
@@ -95,6 +116,10 @@ def test_continuous_bad_input():
 CASES = {
     "first order, damped": lambda: discrete_herglotz(first_order_discrete_lagrangian(L_damped, x, v, z, h), h=h),
     "second order, damped": lambda: discrete_herglotz(second_order_discrete_lagrangian(L_damped, x, v, z, h), h=h),
+    "first order averaged, damped": lambda: discrete_herglotz(
+        first_order_averaged_discrete_lagrangian(L_damped, x, v, z, h), h=h),
+    "first order averaged, generic L(x, x', z)": lambda: discrete_herglotz(
+        first_order_averaged_discrete_lagrangian(L_generic, x, v, z, h), h=h),
     "first order, generic L(x, x', z)": lambda: discrete_herglotz(first_order_discrete_lagrangian(L_generic, x, v, z, h), h=h),
     "second order, generic L(x, x', z)": lambda: discrete_herglotz(second_order_discrete_lagrangian(L_generic, x, v, z, h), h=h),
     "generic L(x_j, x_j+1, z_j, z_j+1)": lambda: discrete_herglotz(sympy.Function("L"), h=h),
@@ -114,7 +139,8 @@ def test_discrete_equations_exact_identities(name):
     assert c.holds is True and c.stage in ("structural", "exact")
 
 
-@pytest.mark.parametrize("name", ["first order, damped", "second order, damped", "first order, generic L(x, x', z)",
+@pytest.mark.parametrize("name", ["first order, damped", "first order averaged, damped", "second order, damped",
+                                  "first order, generic L(x, x', z)",
                                   "generic L(x_j, x_j+1, z_j, z_j+1)", "second order, damped, 2 dof"])
 def test_position_momentum_map_is_contact(name):
     H = CASES[name]()
@@ -127,11 +153,13 @@ def test_contact_factors_of_the_slide_integrators():
     first = CASES["first order, damped"]()
     second = CASES["second order, damped"]()
     assert decide_zero(first.contact_factor() - (1 - alpha * h)).is_zero is True
+    averaged = CASES["first order averaged, damped"]()
+    assert decide_zero(averaged.contact_factor() - (1 - alpha * h)).is_zero is True
     assert decide_zero(second.contact_factor() - (1 - alpha * h / 2) / (1 + alpha * h / 2)).is_zero is True
 
 
 def test_printed_equation_with_a_wrong_sign_fails():
-    """The slides' discrete equation is right; flipping the sign of h D4 L_{j-1} is caught."""
+    """The discrete equation of slide 23 is right; flipping the sign of h D4 L_{j-1} is caught."""
     H = CASES["second order, damped"]()
     E = H.equations()
     Lm, D1m, D2m, D3m, D4m = H.evaluate(E.x_prev, E.x_mid, E.z_prev, E.z_mid)
@@ -171,6 +199,25 @@ def test_first_order_integrator_is_explicit_and_first_order():
     assert gc.map_order(explicit, field, h, max_order=3) == 1
 
 
+def test_averaged_first_order_is_the_explicit_contact_first_step():
+    """(L(x_j, v, z_j) + L(x_{j+1}, v, z_j))/2 for L = v^2/2 - V(x) - alpha z: the explicit step
+    x' = x + h(1 - alpha h) p - h^2 V'(x)/2, p' = (1 - alpha h) p - h (V'(x) + V'(x'))/2; not the left point's."""
+    H = CASES["first order averaged, damped"]()
+    c = H.coordinates
+    xj, pj, zj = c.chart.coords
+    dV = lambda s: V(s).diff(s)
+    X = xj + h * (1 - alpha * h) * pj - h**2 * dV(xj) / 2
+    Xs = sympy.Symbol("X_s")
+    P = ((1 - alpha * h) * pj - h * (dV(xj) + dV(Xs)) / 2).subs(Xs, X)
+    v_ = (X - xj) / h
+    Z = zj + h * (v_**2 / 2 - (V(xj) + V(Xs).subs(Xs, X)) / 2 - alpha * zj)
+    phi = H.position_momentum_map()
+    values = dict(zip(phi.new, (X, P, Z)))
+    assert decide_all_zero([gc.substitute(e, values) for e in phi.equations]).is_zero is True
+    left = CASES["first order, damped"]().position_momentum_map()
+    assert decide_all_zero([gc.substitute(e, dict(zip(left.new, (X, P, Z)))) for e in left.equations]).is_zero is False
+
+
 def _solved_linear_map(H):
     """The position-momentum map of a linear system, solved exactly (sympy.solve on linear equations)."""
     phi = H.position_momentum_map()
@@ -179,7 +226,9 @@ def _solved_linear_map(H):
     return gc.Map(c.chart, c.chart, [sympy.simplify(sol[u]) for u in phi.new], parameters=[h, alpha])
 
 
-@pytest.mark.parametrize("builder, order", [(first_order_discrete_lagrangian, 1), (second_order_discrete_lagrangian, 2)])
+@pytest.mark.parametrize("builder, order", [(first_order_discrete_lagrangian, 1),
+                                            (first_order_averaged_discrete_lagrangian, 1),
+                                            (second_order_discrete_lagrangian, 2)])
 def test_orders_on_the_damped_harmonic_oscillator(builder, order):
     L = v**2 / 2 - x**2 / 2 - alpha * z
     H = discrete_herglotz(builder(L, x, v, z, h), h=h)

@@ -73,6 +73,12 @@ def test_force_derivation_differentiates_the_constraint():
 
 
 def test_eq27_misprint_G1_for_G2():
+    # plain sympy, scalar subsystems: eq. (25), d2u1/dt2 = d2u2/dt2, with the equations of motion (20)
+    f, V1p, V2p, w1, w2, G1, G2 = sympy.symbols("f V1p V2p w1 w2 G1 G2")
+    fs = sympy.solve(sympy.Eq((-V1p - G1 * w1 + f) / m1, (-V2p - G2 * w2 - f) / m2), f)[0]
+    assert sympy.simplify(fs - (m2 * (V1p + G1 * w1) - m1 * (V2p + G2 * w2)) / (m1 + m2)) == 0   # eq. (34)
+    printed27 = (m2 * (V1p + G1 * w1) - m1 * (V2p + G1 * w2)) / (m1 + m2)                         # G1 du2/dt
+    assert sympy.simplify(fs - printed27) != 0 and sympy.simplify((fs - printed27).subs(G1, G2)) == 0
     # eqs. (26)-(27) damp the second system with G1; with G1 != G2 that is not the derived force
     s = _ode_pair(3, 3, 0, 1)
     c = certify_interaction_force(s, printed_force(s, "27"))
@@ -89,14 +95,29 @@ def test_theorem5_force_general_eps_and_weights():
     assert certify_energy_balance(s).holds is True
 
 
-def test_theorem2_is_the_nodal_force():
+def test_theorem2_force_readings():
+    # plain sympy: the semi-discrete contact, rho_i u_i'' = -L_i +- f eps_i with eps_i = e_k/dx; equal contact
+    # accelerations fix the coefficient f of the delta vector
+    f, L1, L2 = sympy.symbols("f L1 L2")
+    fhat = sympy.solve(sympy.Eq((-L1 + f / dx) / rho1, (-L2 - f / dx) / rho2), f)[0]
+    printed = rho2 / (rho1 + rho2) * L1 - rho1 / (rho1 + rho2) * L2              # eq. (44), naive delta(0)
+    assert sympy.simplify(fhat - printed) != 0                  # reading 1: the coefficient of delta(x - x1)
+    assert sympy.simplify(fhat / dx - printed) == 0             # reading 2: the nodal force f/dx
+    # the same with geomcheck on the wave + beam of Section 5 (the nodal force is eq. (92)'s f_d)
     s = wave_beam_system(8, damping=(3, 5))
     h = s.first.spacing
     assert certify_interaction_force(s, printed_force(s, "theorem 2"), factor=h).holds is True
     assert certify_interaction_force(s, printed_force(s, "theorem 2")).holds is False
 
 
-def test_theorem3_printed_force_needs_dx_1():
+def test_theorem3_force_readings():
+    # plain sympy: m u1'' = -L1 + f (the mass), rho u2_k'' = -L2 - f/dx (the node, delta vector e_k/dx)
+    f, L1, L2, m = sympy.symbols("f L1 L2 m", positive=True)
+    fhat = sympy.solve(sympy.Eq((-L1 + f) / m, (-L2 - f / dx) / rho1), f)[0]
+    printed = rho1 / (m + rho1) * L1 - m / (m + rho1) * L2                      # eq. (51), rho = rho1 here
+    assert sympy.simplify(fhat - printed) != 0                                  # rho a density: no
+    assert sympy.simplify(fhat - printed.subs(rho1, rho1 * dx).subs(L2, L2 * dx)) == 0  # rho dx, L2 dx: the node
+    assert sympy.simplify((fhat - printed).subs(dx, 1)) == 0
     s = mass_spring_beam_system(10)
     assert certify_interaction_force(s, printed_force(s, "theorem 3")).holds is False
     # on a grid of spacing 1 the printed rho/(m + rho) is right
@@ -146,12 +167,16 @@ def test_theorem5_energy_misprint_missing_half():
     assert certify_energy_balance(s, energy=printed).holds is False
 
 
-def test_theorem5_dissipation_needs_weights():
-    A = natural_system(2, name="1", damping=g1, weight=dx)
-    B = natural_system(2, name="2", damping=g2)
+def test_theorem5_dissipation_readings():
+    A = natural_system(2, name="1", damping=g1, weight=dx)          # a semi-discretized PDE (mu = dx)
+    B = natural_system(2, name="2", damping=g2)                     # an ODE (mu = 1)
     s = couple(A, B, 0, 1)
-    without = g1 * sum(v**2 for v in A.v) + g2 * sum(v**2 for v in B.v)     # eq. (77) as printed
-    assert certify_energy_balance(s, dissipation=without).holds is False
+    # eq. (78) read with eq. (8)'s form G(w, w) = w.G w (the proof's and Theorem 6's reading): fails
+    form8 = g1 * sum(v**2 for v in A.v) + g2 * sum(v**2 for v in B.v)
+    assert certify_energy_balance(s, dissipation=form8).holds is False
+    # read as the discrete eq. (9), G(w, w) = sum w G w dx for the PDE (w.G w for the ODE): holds
+    form9 = g1 * sum(v**2 * dx for v in A.v) + g2 * sum(v**2 for v in B.v)
+    assert certify_energy_balance(s, dissipation=form9).holds is True
     assert certify_energy_balance(s).holds is True
 
 
@@ -177,14 +202,20 @@ def test_D2_D4_as_printed():
     assert certify_gradient_operator(B, D4, 1).holds is True
 
 
-def test_eq91_wave_energy_reading():
+def test_eq94_wave_energy_readings():
     W = discrete_wave_system(7, name="1")
     D2 = second_difference_matrix(6, W.spacing)
-    c = certify_gradient_operator(W, D2, -1, potential=printed_wave_potential(W))
-    assert c.holds is False
-    # the two potentials differ only by the boundary edges, counted once instead of twice
-    diff = W.potential - printed_wave_potential(W)
-    assert decide_zero(diff - (W.u[0]**2 + W.u[-1]**2) / (4 * W.spacing**2)).is_zero is True
+    interior, every = printed_wave_potential(W, "interior"), printed_wave_potential(W, "all")
+    assert certify_gradient_operator(W, D2, -1, potential=interior).holds is False
+    assert certify_gradient_operator(W, D2, -1, potential=every).holds is True
+    # plain sympy: over all nodes it is 1/2 |d+ u|^2; over the interior nodes the boundary edges count half
+    u = (0,) + W.u + (0,)
+    h = W.spacing
+    half = sum(((u[i + 1] - u[i]) / h) ** 2 for i in range(7)) / 2
+    assert sympy.expand(every - half) == 0
+    assert sympy.expand(half - interior - (u[1]**2 + u[6]**2) / (4 * h**2)) == 0
+    with pytest.raises(InvalidArgumentError):
+        printed_wave_potential(W, "boundary")
 
 
 def test_section5_energy_balance_small_and_paper_N():
@@ -247,7 +278,15 @@ def test_eq61_printed_discrete_force():
     assert decide_zero(sch.force - printed_scheme_force("61")(sch)).is_zero is True
 
 
-def test_eq89_and_eq94_forces():
+def _lost_signs_match(derived, candidates):
+    """Which sign choices of the signs our copy lost give the derived force."""
+    return [signs for signs, expr in candidates.items() if decide_zero(derived - expr).is_zero is True]
+
+
+def test_eq92_nodal_force_signs():
+    # eq. (92) as read in our copy: f_d = 1/2 ((d2 A u1)_k1 + (d4 A u2)_k2 [?] g1 A v1 + g2 A v2), the leading
+    # sign and the one before g1 lost; of the four ways to restore them, only (-, -) gives the derived
+    # force, keeping both '+' our copy shows
     s = wave_beam_system(10, damping=(g1, g2))
     sch = discrete_gradient_scheme(s, avf_gradient)
     h = s.first.spacing
@@ -256,17 +295,24 @@ def test_eq89_and_eq94_forces():
     Au1 = sympy.Matrix([(a + b) / 2 for a, b in zip(U1, u1)])
     Au2 = sympy.Matrix([(a + b) / 2 for a, b in zip(U2, u2)])
     D2, D4 = second_difference_matrix(9, h), fourth_difference_matrix(9, h)
-    f_d = (-(D2 * Au1)[k1] - (D4 * Au2)[k2] + g1 * (W1[k1] + v1[k1]) / 2 - g2 * (W2[k2] + v2[k2]) / 2) / 2
-    assert decide_zero(sch.force / h - f_d).is_zero is True                      # eq. (89)
+    candidates = {(s0, s1): s0 * ((D2 * Au1)[k1] + (D4 * Au2)[k2] + s1 * g1 * (W1[k1] + v1[k1]) / 2
+                                  + g2 * (W2[k2] + v2[k2]) / 2) / 2
+                  for s0 in (1, -1) for s1 in (1, -1)}
+    assert _lost_signs_match(sch.force / h, candidates) == [(-1, -1)]      # the nodal force f/dx is f_d
+
+
+def test_eq100_force_signs():
+    # eq. (100) as read in our copy: f = dx/(rho dx + m1) (m1 A d4 u3 + rho k A(u1 [?] u2)), two minus signs lost
     ms = mass_spring_beam_system(10)
     sch = discrete_gradient_scheme(ms, avf_gradient)
-    (u1, v1, U1, W1), (u3, _, U3, _) = sch.blocks(0), sch.blocks(1)
+    (u1, _, U1, _), (u3, _, U3, _) = sch.blocks(0), sch.blocks(1)
     l = ms.second.node(sympy.Rational(4, 5))
     h = ms.second.spacing
     Au3 = sympy.Matrix([(a + b) / 2 for a, b in zip(U3, u3)])
-    A12 = ((U1[0] + u1[0]) - (U1[1] + u1[1])) / 2
-    f94 = h / (h + 1) * (-(fourth_difference_matrix(9, h) * Au3)[l] + 1000 * A12)
-    assert decide_zero(sch.force - f94).is_zero is True                           # eq. (94)
+    d4 = (fourth_difference_matrix(9, h) * Au3)[l]
+    candidates = {(s0, s1): h / (h + 1) * (s0 * d4 + 1000 * ((U1[0] + u1[0]) + s1 * (U1[1] + u1[1])) / 2)
+                  for s0 in (1, -1) for s1 in (1, -1)}                      # m1 = rho = 1, k = 1000
+    assert _lost_signs_match(sch.force, candidates) == [(-1, -1)]
 
 
 def test_section5_discrete_balance_small_N():

@@ -1,5 +1,5 @@
 """Port-Hamiltonian systems: power balance, Dirac structure, Q-structure, and Section 4 of
-Salnikov & Hamdouni 2019 end to end (with the misprints of the printed formulas)."""
+Salnikov & Hamdouni 2019 end to end (with the printed formulas as read in our copy: damage and readings)."""
 
 import itertools
 
@@ -271,13 +271,25 @@ def test_first_order_system_of_eq2(vdp):
     assert decide_all_zero([f.xreplace({e: 1}) - w for f, w in zip(F, printed)]).is_zero is True
 
 
-def test_printed_first_order_system_misprint(vdp):
-    """Printed: x2' = -x1 + m Omega q; eq. (2) gives -x1 + m Omega^2 q1."""
+def test_first_order_line_as_read_in_our_copy(vdp):
+    """Finding [damage]: as read in our copy x2' = -x1 + m Omega q; eq. (2) gives -x1 + m Omega^2 q1.
+
+    Re-derived with plain sympy from eq. (2), then held against the example's first-order system.
+    """
+    m, Om, A, eps, y, q_, yd, qd, ydd, qdd = sp.symbols("m Omega A epsilon y q ydot qdot yddot qddot")
+    eq2 = [ydd + y - m * Om**2 * q_, qdd - eps * (1 - q_**2) * qd + Om**2 * q_ - A * ydd]
+    sol = sp.solve(eq2, [ydd, qdd], dict=True)[0]
+    # the second line: y'' = -y + m Omega^2 q, i.e. x2' = -x1 + m Omega^2 q1 (q is q1: the authors' notation)
+    assert sp.expand(sol[ydd] - (-y + m * Om**2 * q_)) == 0
+    assert sp.expand(sol[ydd] - (-y + m * Om * q_)) != 0                      # the line as read in our copy
+    # the fourth line as printed, -Omega_t^2 q1 + a q2 - A y with Omega_t^2 = Omega^2 - A m Omega^2, holds
+    assert sp.expand(sol[qdd] - (-(Om**2 - A * m * Om**2) * q_ + eps * (1 - q_**2) * qd - A * y)) == 0
+    # the paper prints the coefficient m Omega^2 q1 in g (second entry) and in D (entries 25, 52) itself
     x1, x2, q1, q2 = vdp.first_order.x
-    m, Om = vdp.parameters["m"], vdp.parameters["Omega"]
-    printed = -x1 + m * Om * q1
-    assert decide_zero(vdp.first_order.F[1] - printed).is_zero is False
-    assert decide_zero(vdp.first_order.F[1] - (-x1 + m * Om**2 * q1)).is_zero is True
+    P = vdp.parameters
+    assert vdp.system.g[1, 0] == P["m"] * P["Omega"]**2 * q1
+    assert decide_zero(vdp.first_order.F[1] - (-x1 + P["m"] * P["Omega"] * q1)).is_zero is False
+    assert decide_zero(vdp.first_order.F[1] - (-x1 + P["m"] * P["Omega"]**2 * q1)).is_zero is True
 
 
 def test_pH_form_H_g_D_and_f_i_as_printed(vdp):
@@ -359,27 +371,70 @@ def test_q_built_from_D(vdp):
     assert (Q - corrected).is_zero()
 
 
-def test_printed_q_misprints(vdp):
-    """The printed Q differs from the one built from D in exactly the d/dx^4, d/dx^5 and d/dp_1 components."""
+def _q_of_bivector_plain(D, xs):
+    """Q = D^{ij} p_j d/dx^i + 1/2 d_k D^{ij} p_i p_j d/dp_k, with plain sympy.
+
+    Returns ``(linear, quadratic)``: ``linear[i][j]`` the coefficient of ``p_j`` in ``Q(x^i)`` and
+    ``quadratic[k][(i, j)]`` (``i < j``) the coefficient of ``p_i p_j`` in ``Q(p_k)`` (odd p: p_j p_i = -p_i p_j).
+    """
+    n = len(xs)
+    linear = [[D[i, j] for j in range(n)] for i in range(n)]
+    quadratic = [{(i, j): sp.expand((D[i, j].diff(xs[k]) - D[j, i].diff(xs[k])) / 2)
+                  for i in range(n) for j in range(i + 1, n)} for k in range(n)]
+    return linear, quadratic
+
+
+def test_printed_q_literal_and_bracketed_readings(vdp):
+    """Findings [convention] (brackets in d/dx^4, d/dx^5) and [damage] (A p4 p5 p5 in d/dp_1), plain sympy.
+
+    Q is computed from the printed D by the formula, with no geomcheck; the printed components are
+    then compared in both readings, and the readings are held against the example's Q.
+    """
+    X = sp.symbols("x1:6")
+    m, Om, A, eps = sp.symbols("m Omega A epsilon")
+    a = eps * (1 - X[2]**2)
+    D = sp.Matrix([                                    # the printed D, with q1 = x^3, q2 = x^4, x1 = x^1
+        [0, -1, 0, 0, 0],
+        [1, 0, 0, 0, -m * Om**2 * X[2]],
+        [0, 0, 0, -1, 0],
+        [0, 0, 1, 0, -a * X[3] + A * X[0]],
+        [0, m * Om**2 * X[2], 0, a * X[3] - A * X[0], 0],
+    ])
+    linear, quadratic = _q_of_bivector_plain(D, X)
+    # d/dx^4, bracketed: p3 - p5 (a x4 - A x1) -> coefficients (p3: 1, p5: -(a x4 - A x1)), nothing of degree 0
+    assert [sp.expand(c) for c in linear[3]] == [0, 0, 1, 0, sp.expand(-(a * X[3] - A * X[0]))]
+    # d/dx^5, bracketed: p2 m Omega^2 x3 + p4 (a x4 - A x1)
+    assert [sp.expand(c) for c in linear[4]] == [0, sp.expand(m * Om**2 * X[2]), 0, sp.expand(a * X[3] - A * X[0]), 0]
+    # literally, p3 - p5 a x4 - A x1 has p5-coefficient -a x4 (not the D entry) and a degree-0 term -A x1
+    assert sp.expand(linear[3][4] - (-a * X[3])) != 0 and A * X[0] != 0
+    # d/dp_1: A p4 p5 from D (p4 p5 with i < j); the printed A p4 p5 p5 = 0 since p5 p5 = 0 for odd p5
+    assert {ij: c for ij, c in quadratic[0].items() if c != 0} == {(3, 4): A}
+    # the other printed components agree with the formula
+    assert {ij: c for ij, c in quadratic[2].items() if c != 0} == {(1, 4): -m * Om**2, (3, 4): sp.expand(2 * eps * X[2] * X[3])}
+    assert {ij: c for ij, c in quadratic[3].items() if c != 0} == {(3, 4): sp.expand(-a)}
+    assert all(c == 0 for k in (1, 4) for c in quadratic[k].values())
+    assert linear[0][1] == -1 and linear[2][3] == -1 and linear[1][0] == 1 and linear[1][4] == -m * Om**2 * X[2]
+
+    # the same with geomcheck: literal reading differs in exactly three components, bracketed reading agrees
+    from casestudies.salnikov2019_van_der_pol import q_as_printed_with_brackets
+
     Q = vdp.q_structure.field
     printed = printed_q_structure(vdp)
     T = Q.chart
     assert printed.chart == T
     diff = Q - printed
-    assert not diff.is_zero()
     wrong = {T.coords[i] for i, terms in diff.component_terms().items()
              if not gc.VectorField._raw(T, {i: terms}).is_zero()}
     X4, X5, p1 = T.coords[3], T.coords[4], T.coords[5]
     assert wrong == {X4, X5, p1}
-    # printed "A p4 p5 p5" is zero (p5 is odd), the D-built component is A p4 p5
-    assert printed.component(p1).is_zero()
-    assert not Q.component(p1).is_zero()
-    # the printed Q is not even homogeneous of degree 1 (the term -A x^1 of degree 0)
-    with pytest.raises(errors.NotHomogeneousError):
+    assert printed.component(p1).is_zero() and not Q.component(p1).is_zero()
+    with pytest.raises(errors.NotHomogeneousError):      # literally, not of degree 1
         printed.degree
+    bracketed = q_as_printed_with_brackets(vdp)
+    assert (Q - bracketed).is_zero() is True and bracketed.degree == 1
 
 
-def test_misprints_found_by_the_example(vdp):
+def test_literal_disagreements_found_by_the_example(vdp):
     assert set(vdp.misprints) == {"first-order system, x2'", "Q, coefficient of d/dq2",
                                   "Q, coefficient of d/dx5", "Q, coefficient of d/dtheta_x1"}
     printed, computed = vdp.misprints["Q, coefficient of d/dtheta_x1"]
