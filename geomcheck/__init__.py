@@ -30,7 +30,8 @@ from .certify import (
 from .fields import VectorField, bracket
 from .forms import Form, d, interior, is_closed, lie, lie_cartan, primitive
 from .hamiltonian import contact_vector_field, hamiltonian_vector_field, reeb_vector_field
-from .latex import Derivation, latex
+from . import latex  # the module, callable as the function latex(obj)
+from .latex import Derivation
 from .maps import ImplicitMap, Map, compose, pullback, restrict, submanifold_parametrization, substitute
 from .qstructures import (
     ComponentReport,

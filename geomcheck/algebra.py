@@ -199,6 +199,10 @@ def _split_names(names) -> list:
     """``[(name, given Symbol or None)]`` from a string or a list of str/Symbol."""
     if isinstance(names, str):
         parts = [s for s in re.split(r"[\s,]+", names.strip()) if s]
+    elif isinstance(names, (set, frozenset, Mapping, bytes)):
+        # a set has no order (which name comes first would be a coin toss); a dict or bytes is no list of names
+        raise ChartError(f"Chart names must be a string or a list of str/Symbol in order, got"
+                         f" {type(names).__name__} {names!r}")
     elif isinstance(names, Iterable):
         parts = list(names)
     else:
@@ -278,7 +282,7 @@ class Chart:
             seen.add(n)
         if degrees is None:
             degrees = [0] * len(names)
-        degrees = list(degrees)
+        degrees = as_sequence(degrees, "Chart degrees", "a sequence of ints, one per coordinate", DegreeListError)
         if len(degrees) != len(names):
             raise DegreeListError(
                 f"Chart got {len(degrees)} degrees {degrees} for {len(names)} coordinates {names};"
@@ -457,13 +461,52 @@ class Chart:
             e = sympy.sympify(expr, strict=False)
         except (sympy.SympifyError, TypeError) as exc:
             raise ExpressionError(f"{what} {expr!r} is not a sympy expression") from exc
-        if not isinstance(e, sympy.Expr):
+        # a Matrix (MatrixExpr is an Expr) and a Lambda (a function, not a value) are not scalar
+        # coefficients; without this they reached the anticommuting-symbol test or sympy's diff
+        if not isinstance(e, sympy.Expr) or isinstance(e, (sympy.MatrixBase, sympy.MatrixExpr, sympy.Lambda)):
             raise ExpressionError(f"{what} {expr!r} is not a scalar sympy expression (got {type(e).__name__})")
         if not e.is_commutative:
             raise ExpressionError(
                 f"{what} {e} contains anticommuting symbols; an even coefficient was expected"
             )
-        return e
+        return require_finite(e, what)
+
+
+def as_sequence(values, what: str, expected: str, error=None) -> list:
+    """``values`` as a list, or an error (``error``, default ExpressionError) naming ``what``.
+
+    Refused: non-iterables (a number or ``None`` where one entry per coordinate was
+    expected), strings and bytes (iterating them gives characters), and sets (their order
+    is arbitrary, so which entry belongs to which coordinate would be a coin toss).
+    """
+    error = error or ExpressionError
+    if isinstance(values, (str, bytes, set, frozenset, sympy.Set)):
+        raise error(f"{what} must be {expected}, got {type(values).__name__} {values!r}")
+    try:
+        return list(values)
+    except TypeError:  # not iterable (a number, None), or a 0-d array
+        raise error(f"{what} must be {expected}, got {type(values).__name__} {values!r}") from None
+
+
+_NONFINITE = tuple(type(c) for c in (sympy.S.NaN, sympy.S.Infinity, sympy.S.NegativeInfinity, sympy.S.ComplexInfinity))
+
+
+def require_finite(e, what="expression"):
+    """``e`` itself, or an ExpressionError when it contains nan, oo, -oo or zoo.
+
+    A coefficient like that is not a function: its derivatives would be read as 0 and a
+    Lie derivative along it as zero.  The walk visits each shared subexpression once.
+    """
+    seen, stack = set(), [e]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _NONFINITE):
+            raise ExpressionError(f"{what} {e} contains {node}; a finite expression was expected")
+        for arg in node.args:
+            if id(arg) not in seen:
+                seen.add(id(arg))
+                stack.append(arg)
+    return e
 
 
 # ---------------------------------------------------------------------------
@@ -512,6 +555,8 @@ class SuperFunction:
             e = sympy.sympify(expr, strict=False)
         except (sympy.SympifyError, TypeError) as exc:
             raise ExpressionError(f"{expr!r} is not a sympy expression") from exc
+        if isinstance(e, sympy.Basic):
+            require_finite(e)
         return cls._raw(chart, _read(chart, e))
 
     # -- arithmetic

@@ -10,6 +10,7 @@ import argparse
 import os
 import sys
 
+from ._files import directory_problem, unwritable_parent
 from .errors import GeomcheckError
 
 
@@ -18,12 +19,33 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"geomcheck: {message}\n")
 
 
+def _epilog() -> str:
+    import integrators as ig
+
+    def wrapped(names):
+        lines, line = [], "  "
+        for n in names:
+            if len(line) + len(n) + 2 > 78:
+                lines.append(line.rstrip())
+                line = "  "
+            line += n + ", "
+        return "\n".join(lines + [line.rstrip(", ")])
+
+    return ("schemes (geomcheck certify SCHEME):\n" + wrapped(ig.list_schemes())
+            + "\n\nexample systems (--system NAME):\n" + wrapped(ig.list_example_systems()))
+
+
 def _parser():
-    parser = _Parser(prog="geomcheck", description="Prove geometric properties of numerical schemes.")
+    from . import __version__
+
+    parser = _Parser(prog="geomcheck", description="Prove geometric properties of numerical schemes.",
+                     epilog=_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"geomcheck {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     demo = sub.add_parser("demo", help="certify a Hamiltonian flow symplectic and print its LaTeX derivation")
     demo.add_argument("--latex", metavar="FILE", help="also write the derivation as a standalone LaTeX file")
-    certify = sub.add_parser("certify", help="certify every declared property of one catalog scheme")
+    certify = sub.add_parser("certify", help="certify every declared property of one catalog scheme",
+                             epilog=_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     certify.add_argument("scheme", metavar="SCHEME", help="a catalog scheme name (see integrators.list_schemes())")
     certify.add_argument("--system", metavar="NAME", help="an example system (default: a generic one)")
     certify.add_argument("--latex", metavar="FILE", help="also write the derivations as a standalone LaTeX file")
@@ -42,6 +64,15 @@ def _parser():
     return parser
 
 
+def _shown(value) -> str:
+    """A measured value as a reader wants it: numbers rounded, verdicts in words."""
+    if isinstance(value, bool) or value is None:
+        return {True: "holds", False: "fails", None: "undecided"}[value]
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
 def _cases(args) -> int:
     import casestudies
 
@@ -52,9 +83,11 @@ def _cases(args) -> int:
     r = casestudies.run(args.name, args.profile, out=args.out)
     for c in r.checks:
         mark = "pass" if c.passed else "FAIL"
-        print(f"  [{mark}] {c.description}: measured {c.measured}, expected {c.expected} ({c.source})")
+        print(f"  [{mark}] {c.description}: measured {_shown(c.measured)}, expected {c.expected} ({c.source})")
     for label, cert in r.certificates:
         print(f"  [{cert.verdict()}] {label}: {cert.method}")
+    for f in r.findings:
+        print(f"  [{f.title}] {f.where}: {f.statement} (shown by {f.test})")
     for path in r.figures:
         print(f"  figure: {path}")
     print(f"RESULT: {'every check passes' if r.passed else 'NOT every check passes'} ({r.seconds:.1f} s)")
@@ -63,24 +96,11 @@ def _cases(args) -> int:
 
 def _unwritable(path):
     """Why a file cannot be written at ``path`` (None when it can): checked before any work."""
+    if not path.strip():
+        return "an empty file name"
     if os.path.isdir(path):
         return "it is a directory; a file name was expected"
     return unwritable_parent(path)
-
-
-def unwritable_parent(path):
-    """Why nothing can be created at ``path`` (its parent is missing or read-only), else None."""
-    import tempfile
-
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        return f"{parent} is not a directory"
-    try:
-        with tempfile.TemporaryFile(dir=parent):
-            pass
-    except OSError as exc:
-        return f"{parent} is not writable ({exc.strerror})"
-    return None
 
 
 def main(argv=None) -> int:
@@ -91,7 +111,7 @@ def main(argv=None) -> int:
         return 2
     try:
         if args.command == "demo":
-            if args.latex:
+            if args.latex is not None:
                 problem = _unwritable(args.latex)
                 if problem:
                     print(f"geomcheck: cannot write --latex {args.latex}: {problem}", file=sys.stderr)
@@ -100,7 +120,7 @@ def main(argv=None) -> int:
 
             return run(latex_file=args.latex)
         if args.command == "certify":
-            if args.latex:
+            if args.latex is not None:
                 problem = _unwritable(args.latex)
                 if problem:
                     print(f"geomcheck: cannot write --latex {args.latex}: {problem}", file=sys.stderr)
@@ -117,8 +137,8 @@ def main(argv=None) -> int:
                 return 2
             return run_report(args.out, args.profile, args.force)
         if args.command == "cases":
-            if args.cases_command == "run" and args.out:
-                problem = output_problem(args.out, force=True)
+            if args.cases_command == "run" and args.out is not None:
+                problem = directory_problem(args.out)
                 if problem:
                     print(f"geomcheck: cannot write figures to --out {args.out}: {problem}", file=sys.stderr)
                     return 2

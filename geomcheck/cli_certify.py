@@ -8,27 +8,13 @@ document of the derivations (atomically: a failed run leaves no file behind).
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 import time
 
+from ._files import write_text_atomically
 from .latex import document
 
 __all__ = ["run_certify"]
-
-
-def _write_atomically(path, text):
-    parent = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=parent, prefix=".geomcheck-", suffix=".tex.partial")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def run_certify(scheme_name, system_name=None, latex_file=None, out=None) -> int:
@@ -71,7 +57,7 @@ def run_certify(scheme_name, system_name=None, latex_file=None, out=None) -> int
         for label, cert in certificates:
             body.append(r"\subsection*{" + label + "}")
             body.append(cert.latex())
-        _write_atomically(latex_file, document("\n".join(body)))
+        write_text_atomically(latex_file, document("\n".join(body)))
         print(f"derivations written to {latex_file}", file=out)
     verdict = "every claim holds" if ok else "NOT every claim holds"
     print(f"RESULT: {verdict} ({total:.2f} s)", file=out)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sympy
 
+from ._files import write_text_atomically
 from .algebra import Chart
 from .forms import d, interior, lie
 from .hamiltonian import hamiltonian_vector_field
@@ -85,23 +86,7 @@ def run(latex_file=None, stream=None) -> int:
     print("LaTeX derivation:\n", file=out)
     print(body, file=out)
     if latex_file:
-        _write_atomically(latex_file, document(body))
+        write_text_atomically(latex_file, document(body))
         print(f"wrote {latex_file}", file=out)
     print("RESULT: " + ("every claim holds" if ok else "a claim did not hold"), file=out)
     return 0 if ok else 1
-
-
-def _write_atomically(path, text):
-    import os
-    import tempfile
-
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".geomcheck-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise

@@ -350,3 +350,10 @@ class NonFiniteStateWarning(GeomcheckError, RuntimeWarning):
         self.first_seen = list(first_seen)
         self.last_finite = list(last_finite)
         self.coordinates = [list(c) for c in coordinates]
+
+
+__all__ += ["MissingDependencyError"]
+
+
+class MissingDependencyError(GeomcheckError, ImportError):
+    """An optional dependency is not installed (the message names the package and the extra)."""

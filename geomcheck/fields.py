@@ -23,7 +23,8 @@ from typing import Mapping
 
 import sympy
 
-from .algebra import Accumulator, Chart, SuperFunction, mul_terms, odd_left_derivative, _read, _same_chart
+from .algebra import (Accumulator, Chart, SuperFunction, _read, _same_chart, as_sequence, mul_terms, odd_left_derivative,
+                      require_finite)
 from .calculus import diff, free_coordinates
 from .errors import ChartMismatchError, ExpressionError, NotHomogeneousError
 
@@ -52,7 +53,8 @@ class VectorField:
             for key, value in components.items():
                 items.append((chart.index(key), value))
         else:
-            values = list(components)
+            values = as_sequence(components, f"the components of a VectorField on {chart!r}",
+                                 "a dict {coordinate: component} or a sequence in chart order")
             if len(values) != chart.dim:
                 raise ExpressionError(
                     f"VectorField on {chart!r} got {len(values)} components; expected {chart.dim}"
@@ -254,8 +256,10 @@ def _component_terms(chart: Chart, value, coordinate):
         e = sympy.sympify(value, strict=False)
     except (sympy.SympifyError, TypeError) as exc:
         raise ExpressionError(f"component {value!r} along {coordinate} is not a sympy expression") from exc
-    if not isinstance(e, sympy.Expr):
+    # a Matrix (MatrixExpr is an Expr) or a Lambda (a function, not a value) is no component
+    if not isinstance(e, sympy.Expr) or isinstance(e, (sympy.MatrixBase, sympy.MatrixExpr, sympy.Lambda)):
         raise ExpressionError(f"component {value!r} along {coordinate} is not a scalar expression")
+    require_finite(e, f"component along {coordinate}")
     if e.is_commutative:
         return {(): e} if e != 0 else {}
     if not chart.odd:

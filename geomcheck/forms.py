@@ -106,6 +106,12 @@ class Form:
 
     __slots__ = ("chart", "terms", "_deg", "dependence", "_hash")
 
+    # ``array * form``: numpy would broadcast the form into an object array of forms; this makes
+    # numpy hand the operation to Form.__rmul__, which refuses a non-scalar factor with an
+    # ExpressionError.  (No ``_op_priority``: sympy's number operators take any object carrying
+    # one for a sympy object, and ``nan * form`` would silently give nan.)
+    __array_ufunc__ = None
+
     def __init__(self, chart: Chart, components: Mapping | None = None):
         _require_ordinary(chart)
         self.chart = chart

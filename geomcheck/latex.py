@@ -14,6 +14,9 @@ them too); forms print with ``\\wedge`` and named differentials ``\\mathrm{d}q_{
 
 from __future__ import annotations
 
+import re
+import sys
+import types
 from dataclasses import dataclass, field
 
 import sympy
@@ -189,6 +192,227 @@ def summarize(obj, limit: int = SUMMARY_LIMIT) -> str:
     return latex(obj)
 
 
+# ----------------------------------------------------------------------------- fitting math to a page
+
+#: characters of typeset math (as :func:`math_width` counts them) that fit one line of the
+#: report (11 pt, 17 cm text width), with a margin for the estimate's error
+LINE_CHARS = 66
+#: inline math wider than this share of a line is displayed instead
+INLINE_SHARE = 0.4
+
+_COMMAND = re.compile(r"\\[A-Za-z]+")
+_ZERO_WIDTH = {r"\left", r"\right", r"\mathrm", r"\operatorname", r"\text", r"\mathbf", r"\quad",
+               r"\qquad", r"\displaystyle", r"\limits", r"\big", r"\Big", r"\,", r"\!", r"\;"}
+
+
+_GLYPH_WIDTH = {"+": 2.4, "-": 2.4, "=": 2.8, "<": 2.8, ">": 2.8, ",": 1.4, "(": 0.8, ")": 0.8, "'": 0.5}
+
+
+def math_width(tex: str) -> float:
+    """An estimate (in characters) of how wide ``tex`` typesets: a fraction is as wide as its wider
+    part, scripts count 0.7, commands count as one glyph, binary operators and relations with
+    their spaces.  Checked against pdflatex by the report's margin tests."""
+    def width(i, end_char=None):
+        total = 0.0
+        while i < len(tex):
+            ch = tex[i]
+            if ch == "}" and end_char == "}":
+                return total, i + 1
+            if ch == "\\":
+                m = _COMMAND.match(tex, i)
+                if m is None:  # \, \{ and friends
+                    total += 0.0 if tex[i + 1:i + 2] in (",", "!", ";", " ") else 1.0
+                    i += 2
+                    continue
+                name = m.group(0)
+                i = m.end()
+                if name in (r"\frac", r"\dfrac", r"\tfrac") and tex[i:i + 1] == "{":
+                    a, i = width(i + 1, "}")
+                    while i < len(tex) and tex[i] == " ":
+                        i += 1
+                    b, i = width(i + 1, "}") if tex[i:i + 1] == "{" else (0.0, i)
+                    total += max(a, b) + 0.5
+                elif name == r"\text" and tex[i:i + 1] == "{":
+                    depth, j = 1, i + 1
+                    while j < len(tex) and depth:
+                        depth += {"{": 1, "}": -1}.get(tex[j], 0)
+                        j += 1
+                    total += j - i - 2      # text: every character, spaces too
+                    i = j
+                elif name in _ZERO_WIDTH:
+                    pass
+                else:
+                    total += 1.0
+                continue
+            if ch in "^_":
+                if tex[i + 1:i + 2] == "{":
+                    w, i = width(i + 2, "}")
+                    total += 0.7 * w
+                else:
+                    total += 0.7
+                    i += 2
+                continue
+            if ch == "{":
+                w, i = width(i + 1, "}")
+                total += w
+                continue
+            if ch in "&} ":
+                i += 1
+                continue
+            # TeX sets binary operators and relations with space on both sides
+            total += _GLYPH_WIDTH.get(ch, 1.0)
+            i += 1
+        return total, i
+
+    return width(0)[0]
+
+
+_OPEN = re.compile(r"\\left\b|\\begin\{[^}]*\}|\{")
+_CLOSE = re.compile(r"\\right\b|\\end\{[^}]*\}|\}")
+
+
+def _scan(text: str):
+    r"""``(position, depth)`` of each character outside every brace, ``\left...\right`` and
+    ``\begin...\end`` group (depth 0), skipping the group delimiters themselves."""
+    depth, i = 0, 0
+    while i < len(text):
+        m = _OPEN.match(text, i)
+        if m:
+            depth, i = depth + 1, m.end()
+            continue
+        m = _CLOSE.match(text, i)
+        if m:
+            depth, i = depth - 1, m.end()
+            continue
+        if text[i] == "\\":
+            m = _COMMAND.match(text, i)
+            end = m.end() if m else i + 2
+            if depth == 0:
+                yield i, text[i:end]
+            i = end
+            continue
+        if depth == 0:
+            yield i, text[i]
+        i += 1
+
+
+def _split_rows(body: str) -> list:
+    r"""The lines of an alignment: split at its own ``\\``, not at those of a nested environment."""
+    cuts = [i for i, tok in _scan(body) if tok == "\\\\"]
+    out, start = [], 0
+    for k in cuts:
+        out.append(body[start:k])
+        start = k + 2
+    out.append(body[start:])
+    return out
+
+
+def _top_level_breaks(line: str) -> list:
+    """Positions of the binary + and - signs outside every group (where a long sum may break)."""
+    out, prev = [], None
+    for i, tok in _scan(line):
+        if tok in "+-" and prev is not None and not (prev in "=&{(^_+-,<>:" or prev.startswith("\\")):
+            out.append(i)
+        if not tok.isspace():
+            prev = tok
+    return out
+
+
+def _too_wide(tex: str) -> str:
+    return r"\text{(too wide: %d characters of \LaTeX)}" % len(tex)
+
+
+def _break_sum(rhs: str, limit: float) -> list:
+    """``rhs`` as rows no wider than ``limit``, broken at its top-level signs; a piece still too
+    wide is named by its size instead of printed (keeping its leading sign or relation)."""
+    pieces, start = [], 0
+    for k in _top_level_breaks(rhs):
+        pieces.append(rhs[start:k])
+        start = k
+    pieces.append(rhs[start:])
+    rows, current = [], ""
+    for piece in pieces:
+        if current.strip() and math_width(current + piece) > limit:
+            rows.append(current)
+            current = piece
+        else:
+            current += piece
+    rows.append(current)
+    fitted = []
+    for row in rows:
+        if math_width(row) > limit:
+            stripped = row.lstrip()
+            relation = re.match(r"(=|\\mapsto|\\le|\\ge|<|>)\s*", stripped)
+            lead = relation.group(0) if relation else (stripped[:1] if stripped[:1] in "+-" else "")
+            row = lead + " " + _too_wide(row)
+        fitted.append(row)
+    return fitted
+
+
+def _fit_rows(rows: list, limit: float) -> list:
+    """The rows of one alignment, fitted to ``limit`` as a whole: an alignment is as wide as its
+    widest left part plus its widest right part, so all rows are treated alike."""
+    nested = [re.fullmatch(r"(\s*[^&]*&\S*\s*)?\\begin\{aligned\}(.*)\\end\{aligned\}\s*", r, flags=re.S)
+              for r in rows]
+    if len(rows) == 1 and nested[0] is not None:     # a map's components: fit its own rows
+        head = nested[0].group(1) or ""
+        inner = _fit_rows(_split_rows(nested[0].group(2)), limit - math_width(head))
+        return [head + r"\begin{aligned}" + r" \\ ".join(inner) + r"\end{aligned}"]
+    split = []
+    for r in rows:
+        amp = next((i for i, tok in _scan(r) if tok == "&"), None)
+        split.append((r[:amp], r[amp + 1:]) if amp is not None else (None, r))
+    left = max((math_width(a) for a, _ in split if a is not None), default=0.0)
+    right = max(math_width(b) for _, b in split)
+    if left + right <= limit:
+        return rows
+    out = []
+    if left <= limit / 3:      # short left-hand sides ("R", a pullback): keep them, break the right
+        for a, b in split:
+            parts = _break_sum(b, limit - left - 3)
+            out.append(r" \\ &\quad ".join([(a + "&" if a is not None else "") + parts[0]] + parts[1:]))
+        return out
+    for a, b in split:         # wide left parts ("... &= 0"): the whole of each row right of the point
+        parts = _break_sum((a or "") + b, limit - 3)
+        out.append(r" \\ &\quad ".join(["&" + parts[0]] + parts[1:]))
+    return out
+
+
+def fit_to_width(fragment: str, chars: float = LINE_CHARS) -> str:
+    r"""``fragment`` with every displayed ``align*`` line fitted to ``chars`` characters.
+
+    A line wider than that is broken at its top-level signs into continuation lines (the lines
+    of a nested ``aligned`` one by one), and a term that is still too wide is replaced by a
+    note of its size; inline ``$...$`` math longer than a share of the line is displayed
+    (it could not break at the margin), and replaced by the note when it is too wide even so.  For a
+    page: the full derivation stays in :meth:`latex`.
+
+    >>> x = sympy.Symbol("x")
+    >>> wide = r"\begin{align*}R &= " + latex(sum(x**k / (k + 1) for k in range(60))) + r"\end{align*}"
+    >>> fitted = fit_to_width(wide)
+    >>> body = fitted[len(r"\begin{align*}"):-len(r"\end{align*}")]
+    >>> all(math_width(line) <= LINE_CHARS for line in body.split(r"\\"))
+    True
+    """
+    def fit_block(m):
+        return r"\begin{align*}" + r"\\".join(_fit_rows(_split_rows(m.group(1)), chars)) + r"\end{align*}"
+
+    def fit_inline(m):
+        width = math_width(m.group(1))
+        if width <= chars * INLINE_SHARE:
+            return m.group(0)
+        # a long formula in running text cannot break where it meets the margin: displayed
+        return r"\[" + (m.group(1) if width <= chars else _too_wide(m.group(1))) + r"\]"
+
+    def fit_text_line(line):
+        if re.match(r"\s*\\(paragraph|(sub)*section)\*?\{", line):
+            return line       # a heading's argument cannot hold a display
+        return re.sub(r"(?<!\\)\$([^$]+)\$", fit_inline, line)
+
+    out = re.sub(r"\\begin\{align\*\}(.*?)\\end\{align\*\}", fit_block, fragment, flags=re.S)
+    return "\n".join(fit_text_line(line) for line in out.split("\n"))
+
+
 _TEX_ESCAPES = str.maketrans({
     "\\": r"\textbackslash{}", "_": r"\_", "^": r"\^{}", "%": r"\%", "&": r"\&",
     "#": r"\#", "{": r"\{", "}": r"\}", "$": r"\$", "~": r"\~{}",
@@ -339,7 +563,7 @@ def pdflatex_available() -> bool:
     return shutil.which("pdflatex") is not None
 
 
-def compile_pdf(source: str, path, *, timeout: float = 120.0, resources=None):
+def compile_pdf(source: str, path, *, timeout: float = 120.0, resources=None, passes: int = 2, log=None):
     """Compile a LaTeX document with pdflatex and write the PDF to ``path`` atomically.
 
     The document is compiled twice (for references) in a private temporary directory;
@@ -356,6 +580,10 @@ def compile_pdf(source: str, path, *, timeout: float = 120.0, resources=None):
         Seconds allowed for each pdflatex run.
     resources : str or os.PathLike, optional
         A directory searched for included files (figures), as if the document lived there.
+    passes : int
+        pdflatex runs (2 resolve references; a table of contents with page numbers needs 3).
+    log : str or os.PathLike, optional
+        Where to copy pdflatex's log of the last pass (to check for overfull boxes, say).
 
     Returns
     -------
@@ -392,7 +620,7 @@ def compile_pdf(source: str, path, *, timeout: float = 120.0, resources=None):
     with tempfile.TemporaryDirectory(prefix="geomcheck-tex-") as tmp:
         tex = Path(tmp) / "doc.tex"
         tex.write_text(source, encoding="utf-8")
-        for _ in range(2):
+        for _ in range(passes):
             try:
                 run = subprocess.run(
                     [exe, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "doc.tex"],
@@ -408,6 +636,8 @@ def compile_pdf(source: str, path, *, timeout: float = 120.0, resources=None):
                 excerpt = "\n".join(lines[first:first + 6]) if first is not None else "\n".join(lines[-15:])
                 raise LatexCompileError(f"pdflatex failed on the generated document:\n{excerpt}")
         pdf = Path(tmp) / "doc.pdf"
+        if log is not None:
+            shutil.copyfile(Path(tmp) / "doc.log", log)
         path.parent.mkdir(parents=True, exist_ok=True)
         staging = path.with_name(path.name + ".partial")
         shutil.copyfile(pdf, staging)
@@ -459,3 +689,14 @@ class Derivation:
         if self.conclusion:
             lines.append(f"  {self.conclusion}")
         return "\n".join(lines)
+
+
+class _CallableModule(types.ModuleType):
+    """``geomcheck.latex`` is this module and, called, the function :func:`latex`: so that both
+    ``gc.latex(obj)`` and ``import geomcheck.latex as L`` give what they say."""
+
+    def __call__(self, obj):
+        return latex(obj)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -44,7 +44,7 @@ from typing import Mapping, Sequence
 
 import sympy
 
-from .algebra import Accumulator, Chart, mul_terms
+from .algebra import Accumulator, Chart, as_sequence, mul_terms
 from .calculus import canonical_forms, diff, free_coordinates, symbols_of
 from .errors import ChartMismatchError, ExpressionError, ImplicitMapError, MapError
 from .forms import Dependence, Form, _require_ordinary, coefficient_gradient
@@ -138,7 +138,9 @@ class Map:
                 )
             values = [exprs[y] for y in target.coords]
         else:
-            values = list(exprs)
+            values = as_sequence(exprs, f"the expressions of a Map to {target!r}",
+                                 "a sequence in target-coordinate order or a dict {target coordinate: expression}",
+                                 MapError)
         if len(values) != target.dim:
             raise MapError(
                 f"Map from {source!r} to {target!r} got {len(values)} expressions; expected"
@@ -289,6 +291,8 @@ class ImplicitMap:
                 f"ImplicitMap: derivatives={derivatives!r}; expected 'auto', 'symbolic' or 'implicit'"
             )
         self.derivatives = derivatives
+        equations = as_sequence(equations, "the equations of an ImplicitMap", "a sequence of sympy expressions",
+                                ImplicitMapError)
         eqs = tuple(source.check_expression(e, "ImplicitMap equation") for e in equations)
         if new is None:
             shared = set(target.coords) & set(source.coords)
@@ -298,8 +302,16 @@ class ImplicitMap:
                     " source; pass new=[...] symbols that stand for the new values in the equations"
                 )
             new = target.coords
-        new = tuple(sympy.sympify(s) for s in new)
-        auxiliary = tuple(sympy.sympify(s) for s in auxiliary)
+        try:
+            new = tuple(sympy.sympify(s) for s in as_sequence(new, "ImplicitMap: new", "a sequence of Symbols",
+                                                               ImplicitMapError))
+            auxiliary = tuple(sympy.sympify(s) for s in as_sequence(auxiliary, "ImplicitMap: auxiliary",
+                                                                     "a sequence of Symbols", ImplicitMapError))
+        except (sympy.SympifyError, TypeError, ValueError) as exc:
+            if isinstance(exc, ImplicitMapError):
+                raise
+            raise ImplicitMapError(f"ImplicitMap: the unknowns new={new!r}, auxiliary={auxiliary!r} must be"
+                                   f" Symbols ({exc})") from None
         if len(new) != target.dim:
             raise ImplicitMapError(f"ImplicitMap: {len(new)} new symbols given for the {target.dim} coordinates of {target!r}")
         unknowns = new + auxiliary

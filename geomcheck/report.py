@@ -3,20 +3,36 @@
 Certifies every scheme of the integrators catalog, typesets the papers' symbolic results
 (``geomcheck.structures``), runs every case study, and writes
 
-- ``DIR/report.tex`` (derivations, figures, and a table of every claim: the paper's
-  statement, our measurement, pass/fail, source) and ``DIR/report.pdf`` where pdflatex exists,
-- ``DIR/summary.json`` (the same, machine-readable),
+- ``DIR/report.html``: the whole report in one self-contained page (no TeX, no network);
+- ``DIR/report.tex`` and ``DIR/report.pdf`` where pdflatex exists: page 1 is the verdict
+  (what was checked, how many hold, what fails, the findings by kind), then the contents,
+  the papers' claims (one table per case study), the findings, the papers' theorems, and the
+  catalog and every derivation as appendices;
+- ``DIR/summary.json`` (the same, machine-readable, with the run time);
 - ``DIR/figures/*.png`` and ``*.pdf``.
+
+The report's text depends on nothing but its inputs: two runs write the same report.tex.
 
 Everything is built in a staging directory beside DIR and moved into place only at the
 end: an interrupted or failed run leaves no half-written report.  Progress goes to
 stderr.  Exit status: 0 when every certificate holds and every check passes, 1 when one
-does not, 2 for bad input (an existing non-empty DIR without ``--force``, an unwritable
-location), 130 when interrupted.
+does not, 2 for bad input (an empty DIR name, an existing non-empty DIR without ``--force``,
+an unwritable location), 130 when interrupted.
+
+One report at a time is written into a DIR (a second run is refused while the first writes),
+and a run killed before it finished is cleaned up by the next one: its staging directory is
+removed, an earlier report it had moved aside is put back.  A full disk is a named error
+(exit 2), with nothing half-written left.
+
+``--force`` replaces only an earlier report: a directory holding the marker the report writes
+(``.geomcheck-report.json``) and nothing but the files it lists; never the current directory,
+one of its parents, the home directory or a filesystem root.  Anything else is refused before
+any work is done, so a command never deletes what it did not write.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -24,21 +40,29 @@ import sys
 import tempfile
 import time
 
-from .certify.certificate import _tex_text
+from ._files import REPORT_MARKER, STAGING_TAG, creation_mode, replace_problem, unwritable_parent, write_report_marker
+from .errors import GeomcheckError, InvalidArgumentError
 from .latex import compile_pdf, pdflatex_available
+from .report_html import render_html
+from .report_model import CLASSIFICATION, VERDICT_WORDS, CatalogEntry, ReportData, StructureEntry
+from .report_tex import render_tex
 
-__all__ = ["run_report", "output_problem"]
+__all__ = ["run_report", "output_problem", "REPORT_MARKER", "CLASSIFICATION", "ReportWriteError", "overfull_widths"]
 
 
 def output_problem(out: str, force: bool):
     """Why the report cannot be written to ``out`` (None when it can); checked first."""
-    out = os.path.abspath(out)
+    if not isinstance(out, (str, os.PathLike)) or not str(os.fspath(out)).strip():
+        return "an empty directory name; expected the path of a new directory (or of an earlier report)"
+    out = os.path.abspath(os.fspath(out))
     if os.path.exists(out) and not os.path.isdir(out):
         return f"{out} exists and is not a directory"
-    if os.path.isdir(out) and os.listdir(out) and not force:
-        return f"{out} exists and is not empty; choose another directory or pass --force to replace it"
-    from .cli import unwritable_parent
-
+    if os.path.isdir(out) and os.listdir(out):
+        if not force:
+            return f"{out} exists and is not empty; choose another directory or pass --force to replace it"
+        problem = replace_problem(out)
+        if problem:
+            return f"--force replaces only an earlier geomcheck report: {problem}"
     return unwritable_parent(out)
 
 
@@ -80,44 +104,119 @@ def _case_jobs():
     return casestudies.names()
 
 
-def _esc(s) -> str:
-    return _tex_text(str(s))
-
-
-def _fmt(v) -> str:
-    if isinstance(v, float):
-        return f"{v:.3g}"
-    return str(v)
-
-
-def _verdict_tex(holds) -> str:
-    return {True: "holds", False: r"\textbf{fails}", None: r"\textbf{undecided}"}[holds]
-
-
 def run_report(out: str, profile: str = "quick", force: bool = False, stream=None) -> int:
-    """Write the report to ``out``; returns the exit status (see the module docstring)."""
+    """Write the report to ``out``; returns the exit status (see the module docstring).
+
+    Raises
+    ------
+    InvalidArgumentError
+        ``out`` cannot take the report (see :func:`output_problem`); nothing is done.
+    """
     stream = sys.stderr if stream is None else stream
+    problem = output_problem(out, force)
+    if problem:
+        raise InvalidArgumentError(f"cannot write the report to {out!r}: {problem}")
     out = os.path.abspath(out)
     parent = os.path.dirname(out)
-    staging = tempfile.mkdtemp(prefix="." + os.path.basename(out) + ".partial-", dir=parent)
-    try:
-        status = _build(staging, profile, stream)
-        _install(staging, out)
-    except KeyboardInterrupt:
-        shutil.rmtree(staging, ignore_errors=True)
-        print(f"\ngeomcheck: interrupted; nothing was written to {out}", file=stream)
-        return 130
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    with _exclusive(out):
+        _recover(out)
+        problem = output_problem(out, force)   # again: the recovery may have put a report back
+        if problem:
+            raise InvalidArgumentError(f"cannot write the report to {out!r}: {problem}")
+        staging = tempfile.mkdtemp(prefix="." + os.path.basename(out) + ".partial-", dir=parent)
+        with open(os.path.join(staging, STAGING_TAG), "w", encoding="ascii") as f:
+            f.write(str(os.getpid()))
+        try:
+            status = _build(staging, profile, stream)
+            os.remove(os.path.join(staging, STAGING_TAG))
+            _install(staging, out)
+        except KeyboardInterrupt:
+            shutil.rmtree(staging, ignore_errors=True)
+            print(f"\ngeomcheck: interrupted; nothing was written to {out}", file=stream)
+            return 130
+        except OSError as exc:   # a full disk, a vanished directory: nothing half-written stays
+            shutil.rmtree(staging, ignore_errors=True)
+            raise ReportWriteError(f"the report could not be written ({exc.strerror or exc}); nothing was written to"
+                                   f" {out}") from exc
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
     print(f"report written to {out}", file=stream)
     return status
 
 
+class ReportWriteError(GeomcheckError, OSError):
+    """The report could not be written (a full disk, say); nothing half-written was left."""
+
+
+@contextlib.contextmanager
+def _exclusive(out):
+    """One report at a time into ``out``: a second run is refused while the first writes."""
+    import fcntl
+
+    lock_path = os.path.join(os.path.dirname(out), "." + os.path.basename(out) + ".lock")
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, creation_mode())
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 32).decode("ascii", "replace").strip() or "another process"
+            raise InvalidArgumentError(f"another geomcheck report (pid {holder}) is being written to {out}; wait for"
+                                       " it or choose another directory") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode("ascii"))
+        try:
+            yield
+        finally:
+            os.unlink(lock_path)
+    finally:
+        os.close(fd)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _recover(out):
+    """Clean up after a report run that was killed (SIGKILL, a power cut) before it finished.
+
+    Its staging directories (``.DIR.partial-*``, tagged with the writer's pid) are removed when
+    that process is gone; an earlier report moved aside (``.DIR.old-*``) is put back when DIR is
+    missing, else removed when it holds nothing but what the report wrote.
+    """
+    parent, base = os.path.dirname(out), os.path.basename(out)
+    for name in os.listdir(parent):
+        path = os.path.join(parent, name)
+        if name.startswith("." + base + ".partial-") and os.path.isdir(path):
+            try:
+                with open(os.path.join(path, STAGING_TAG), encoding="ascii") as f:
+                    pid = int(f.read().strip())
+            except (OSError, ValueError):
+                continue        # not tagged by us: not ours to delete
+            if not _alive(pid):
+                shutil.rmtree(path, ignore_errors=True)
+        elif name.startswith("." + base + ".old-") and os.path.isdir(path):
+            if not os.path.exists(out):
+                os.replace(path, out)
+            elif replace_problem(path) is None:
+                shutil.rmtree(path, ignore_errors=True)
+
+
 def _install(staging, out):
-    """Move the finished staging directory to ``out`` (replacing an old report)."""
-    os.chmod(staging, 0o755)
+    """Move the finished staging directory to ``out`` (replacing an old report, checked again)."""
+    os.chmod(staging, creation_mode(directory=True))
+    if os.path.isdir(out) and not os.listdir(out):
+        os.rmdir(out)
     if os.path.exists(out):
+        problem = replace_problem(out)
+        if problem:  # it changed while the report ran
+            raise InvalidArgumentError(f"the report was not installed at {out}: {problem}")
         old = tempfile.mkdtemp(prefix="." + os.path.basename(out) + ".old-", dir=os.path.dirname(out))
         os.rmdir(old)
         os.replace(out, old)
@@ -127,8 +226,16 @@ def _install(staging, out):
         os.replace(staging, out)
 
 
+def overfull_widths(log_text: str) -> list:
+    """How far (pt) each overfull box of a pdflatex log runs into the margin."""
+    import re
+
+    return [float(m) for m in re.findall(r"Overfull \\[hv]box \(([\d.]+)pt too", log_text)]
+
+
 def _build(root, profile, stream) -> int:
     import casestudies
+    import integrators as ig
 
     figures = os.path.join(root, "figures")
     os.makedirs(figures)
@@ -137,113 +244,61 @@ def _build(root, profile, stream) -> int:
     structures = _structure_jobs()
     cases = _case_jobs()
     progress = _Progress(len(catalog) + len(structures) + len(cases) + 1, stream)
-    summary = {"profile": profile, "catalog": [], "structures": [], "cases": [], "misprints": [],
-               "disagreements": []}
-    tex = [r"\section*{geomcheck report (profile: " + profile + ")}"]
-    ok = True
+    data = ReportData(profile)
+    summary = {"profile": profile, "catalog": [], "structures": [], "cases": [], "findings": [], "misprints": []}
 
-    # --- the catalog
-    import integrators as ig
-
-    rows, certs_tex = [], []
     for name, s, system_name in catalog:
         progress.step(f"certify {name} on {system_name}")
         certs = s.certify(ig.example_system(system_name))
-        verdicts = []
         for prop, c in certs.items():
-            ok &= c.holds is True
             label = f"order {s.order}" if prop == "order" else prop
-            rows.append(f"{_esc(name)} & {_esc(system_name)} & {_esc(label)} & {_verdict_tex(c.holds)} \\\\")
-            certs_tex.append(r"\subsubsection*{" + _esc(name) + ": " + _esc(label) + "}\n" + c.latex())
+            data.catalog.append(CatalogEntry(name, system_name, label, c.holds, c.method, c.latex()))
             summary["catalog"].append({"scheme": name, "system": system_name, "property": label,
                                        "holds": c.holds, "method": c.method})
-            verdicts.append(c.verdict())
-        progress.done(", ".join(sorted(set(verdicts))))
-    tex.append(r"\subsection*{The integrators catalog, certified}")
-    tex.append("Every declared property and order of every scheme, certified on a generic system "
-               "(an undefined potential: the verdict holds for every smooth potential).")
-    tex.append(r"\begin{longtable}{llll}\hline scheme & system & property & verdict \\ \hline\endhead")
-    tex.extend(rows)
-    tex.append(r"\hline\end{longtable}")
+        progress.done(", ".join(sorted({c.verdict() for c in certs.values()})))
 
-    # --- the papers' symbolic results
-    if structures:
-        tex.append(r"\subsection*{The papers' theorems, computed}")
     for title, build in structures:
         progress.step(f"derive {title}")
         item = build()
         holds = getattr(item, "holds", True)
-        ok &= holds is True
-        tex.append(r"\subsubsection*{" + _esc(title) + "}")
-        tex.append(item.latex())
+        data.structures.append(StructureEntry(title, holds, item.latex()))
         summary["structures"].append({"title": title, "holds": holds})
-        progress.done({True: "holds", False: "fails", None: "undecided"}[holds])
+        progress.done(VERDICT_WORDS[holds])
 
-    # --- the case studies
-    claims = []
     for name in cases:
         progress.step(f"case study {name} ({profile})")
         r = casestudies.run(name, profile, out=figures)
-        ok &= r.passed
+        data.cases.append(r)
         summary["cases"].append(r.to_dict())
-        for c in r.checks:
-            mark = "pass" if c.passed else r"\textbf{FAIL}"
-            claims.append(f"{_esc(name)} & {_esc(c.description)} & {_esc(_fmt(c.measured))} & {_esc(c.expected)}"
-                          f" & {mark} & {_esc(c.source)} \\\\")
-        for m, t in r.misprints:
-            summary["misprints"].append({"case": name, "misprint": m, "test": t})
-        for d, t in r.disagreements:
-            summary["disagreements"].append({"case": name, "disagreement": d, "test": t})
-        tex.append(r"\subsection*{" + _esc(r.title) + "}")
-        tex.append(_esc(r.source) + r"\par")
-        for note in r.notes:
-            tex.append(_esc(note) + r"\par")
-        for path in r.figures:
-            if path.endswith(".pdf"):
-                rel = os.path.relpath(path, root)
-                tex.append(r"\begin{center}\includegraphics[width=0.8\textwidth]{" + rel + r"}\end{center}")
-        for label, c in r.certificates:
-            tex.append(r"\subsubsection*{" + _esc(label) + "}\n" + c.latex())
-        for d in r.derivations:
-            tex.append(d.latex())
+        for f in r.findings:
+            summary["findings"].append({"case": name, **f.to_dict()})
+            if f.is_misprint:
+                summary["misprints"].append({"case": name, "where": f.where, "misprint": f.statement, "test": f.test})
         progress.done("pass" if r.passed else "FAIL")
 
-    if claims:
-        tex.append(r"\subsection*{Every claim: the paper's statement and our measurement}")
-        tex.append(r"\begin{longtable}{p{2.2cm}p{4.2cm}p{1.6cm}p{2cm}lp{2cm}}\hline case & claim & measured"
-                   r" & expected & & source \\ \hline\endhead")
-        tex.extend(claims)
-        tex.append(r"\hline\end{longtable}")
-    for key, heading in (("misprints", "Misprints found in the papers"),
-                         ("disagreements", "Claims that do not hold as stated (what holds instead)")):
-        if not summary[key]:
-            continue
-        tex.append(r"\subsection*{" + heading + "}")
-        tex.append(r"\begin{itemize}")
-        for m in summary[key]:
-            # \url breaks long test ids at / and :: (a \texttt one runs into the margin)
-            test_id = "".join(ch for ch in str(m["test"]) if ch not in "{}%#\\")
-            tex.append(r"\item " + _esc(m[key[:-1]]) + r" (shown by \url{" + test_id + "})")
-        tex.append(r"\end{itemize}")
-    tex.append(r"\subsection*{Derivations of the catalog certificates}")
-    tex.extend(certs_tex)
-
-    source = (
-        "\\documentclass{article}\n\\usepackage{amsmath,amssymb,graphicx,longtable,url}\n"
-        "\\usepackage[margin=2cm]{geometry}\n\\begin{document}\n" + "\n".join(tex) + "\n\\end{document}\n"
-    )
+    source = render_tex(data, root)
     with open(os.path.join(root, "report.tex"), "w", encoding="utf-8") as f:
         f.write(source)
+    with open(os.path.join(root, "report.html"), "w", encoding="utf-8") as f:
+        f.write(render_html(data))
     progress.step("typeset report.pdf")
     if pdflatex_available():
-        compile_pdf(source, os.path.join(root, "report.pdf"), resources=root)
-        progress.done("written")
+        with tempfile.TemporaryDirectory(prefix="geomcheck-report-log-") as tmp:
+            log = os.path.join(tmp, "report.log")
+            compile_pdf(source, os.path.join(root, "report.pdf"), resources=root, passes=3, log=log)
+            with open(log, encoding="latin-1") as f:
+                widths = overfull_widths(f.read())
+        summary["layout"] = {"overfull_boxes": len(widths), "worst_overfull_pt": max(widths, default=0.0)}
+        progress.done("written" + (f" ({len(widths)} overfull boxes, the worst {max(widths):.0f} pt)" if widths else ""))
     else:
-        progress.done("skipped: pdflatex not installed (report.tex is complete)")
-    summary["passed"] = bool(ok)
+        progress.done("skipped: pdflatex is not installed; report.html has everything (for the PDF, Debian:"
+                      " apt-get install texlive-latex-base texlive-latex-recommended)")
+    summary["verdict"] = data.verdict()
+    summary["passed"] = data.passed
     summary["seconds"] = round(time.perf_counter() - t_start, 2)
     with open(os.path.join(root, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=1, default=str)
-    print(("RESULT: every certificate holds and every check passes" if ok
+    write_report_marker(root)
+    print(("RESULT: every certificate holds and every check passes" if data.passed
            else "RESULT: NOT every certificate holds / check passes (see summary.json)"), file=stream)
-    return 0 if ok else 1
+    return 0 if data.passed else 1

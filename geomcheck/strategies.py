@@ -34,7 +34,10 @@ Examples
 >>> test_dd_is_zero()
 
 This module needs ``hypothesis``, which is not a runtime dependency of
-geomcheck (install the ``test`` extra).
+geomcheck (install the ``test`` extra; without it, importing this module raises a
+:class:`~geomcheck.errors.MissingDependencyError` that says so).  Importing it registers
+strategies for ``st.from_type``: :class:`~geomcheck.Chart`, :class:`~geomcheck.Form` and
+:class:`~geomcheck.VectorField` (small ordinary charts, forms and fields on them).
 """
 
 from __future__ import annotations
@@ -43,10 +46,18 @@ import itertools
 from collections.abc import Callable, Sequence
 
 import sympy as sp
-from hypothesis import reject
-from hypothesis import strategies as st
-from hypothesis.errors import InvalidArgument
-from hypothesis.strategies import SearchStrategy
+
+try:
+    from hypothesis import reject
+    from hypothesis import strategies as st
+    from hypothesis.errors import InvalidArgument
+    from hypothesis.strategies import SearchStrategy
+except ImportError as exc:   # pragma: no cover - exercised in a process without hypothesis
+    from .errors import MissingDependencyError
+
+    raise MissingDependencyError(
+        "geomcheck.strategies needs hypothesis, which is not a runtime dependency: install it with"
+        " pip install 'geomcheck[test]' (or pip install hypothesis)") from exc
 
 __all__ = [
     "charts",
@@ -838,3 +849,16 @@ def odd_vector_fields(graded_chart, degree=None, max_terms: int | None = None, c
     return vector_fields_graded(
         graded_chart, degree=degree, max_terms=max_terms, coefficients=coefficients, parity=1, **kwargs
     )
+
+
+def _register_types():
+    from .algebra import Chart
+    from .fields import VectorField
+    from .forms import Form
+
+    st.register_type_strategy(Chart, charts(max_dim=3))
+    st.register_type_strategy(Form, charts(max_dim=3).flatmap(lambda M: forms(M)))
+    st.register_type_strategy(VectorField, charts(max_dim=3).flatmap(lambda M: vector_fields(M)))
+
+
+_register_types()

@@ -5,22 +5,24 @@ randomized high-precision evaluation); it fails with the certificate's method an
 counterexample when the property is refuted, and also when it is undecided, since a
 test must not pass on "unknown".
 
-Testing your own scheme against every potential, with the shipped strategies::
+Testing your own scheme against every potential, with the shipped strategies (each
+example is a proof, which takes longer than hypothesis' default 200 ms deadline: switch the
+deadline off; a few examples suffice because each one covers every point):
 
-    from hypothesis import given
-    import sympy, geomcheck as gc
-    from geomcheck import strategies as gst
-    from geomcheck.testing import assert_symplectic
-
-    M = gc.Chart("q p"); q, p = M.coords; h = sympy.Symbol("h")
-
-    @given(V=gst.coefficients(gc.Chart("q"), kind="transcendental"))
-    def test_my_scheme_is_symplectic(V):
-        dV = sympy.diff(V, q)
-        p_half = p - h / 2 * dV
-        Q = q + h * p_half
-        P = p_half - h / 2 * gc.substitute(dV, {q: Q})
-        assert_symplectic(gc.Map(M, M, [Q, P]), M.d(q) ^ M.d(p))
+>>> import geomcheck as gc, sympy
+>>> from hypothesis import given, settings
+>>> from geomcheck import strategies as gst
+>>> from geomcheck.testing import assert_symplectic
+>>> M = gc.Chart("q p"); q, p = M.coords; h = sympy.Symbol("h")
+>>> @settings(max_examples=5, deadline=None)
+... @given(V=gst.coefficients(gc.Chart("q"), kind="transcendental"))
+... def test_my_scheme_is_symplectic(V):
+...     dV = sympy.diff(V, q)
+...     p_half = p - h / 2 * dV
+...     Q = q + h * p_half
+...     P = p_half - h / 2 * gc.substitute(dV, {q: Q})
+...     assert_symplectic(gc.Map(M, M, [Q, P]), M.d(q) ^ M.d(p))
+>>> test_my_scheme_is_symplectic()   # hypothesis draws the potentials; silence means every one passed
 
 >>> import geomcheck as gc, sympy
 >>> from geomcheck.testing import assert_symplectic

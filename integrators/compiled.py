@@ -10,8 +10,12 @@ compiled with the system C compiler (``$CC``, default ``cc``) as
 ``cc -O2 -ffp-contract=off -shared -fPIC`` into a per-user cache directory
 (``$GEOMCHECK_CACHE_DIR`` or ``$XDG_CACHE_HOME/geomcheck/compiled`` or
 ``~/.cache/geomcheck/compiled``), the file named by a hash of the source and the
-command, written to a temporary name and renamed atomically (so concurrent
-processes never load half a library), and loaded with ``ctypes``.
+command and the compiler's ``--version``, written to a temporary name and renamed atomically
+(so concurrent processes never load half a library) with its SHA-256 beside it, and loaded
+with ``ctypes`` from a private copy of the verified bytes: a truncated, damaged or foreign file
+under the same name is rebuilt (:class:`CompiledCacheWarning`), an unwritable cache gives way to
+a private temporary directory (with the same warning), and the cache is trimmed, oldest first,
+beyond ``$GEOMCHECK_CACHE_MAX_MB`` (200 MB).
 
 Why C and not numba: measured on the 104-coordinate beam of Terakawa & Yaguchi (2022),
 the numpy path pays the interpreter per operation (about 1 ms per step for ~500
@@ -57,20 +61,26 @@ from geomcheck.errors import InvalidArgumentError
 
 from .catalog import scheme as _scheme_by_name
 from .errors import NotLowerableError, SystemDefinitionError
-from .integrate import Solution, _check_count, _check_dt, _check_flag, _check_y0, _parameter_values, integrate
+from .integrate import FiniteWatch, Solution, check_saved_size, check_t0, _check_count, _check_dt, _check_flag, _check_y0, _parameter_values, integrate
 from .lower import _hoist_scalars, _pow_text, _refuse_generic
 from .systems import STEP_SYMBOL, CanonicalSystem, System
 
 __all__ = ["integrate_compiled", "compile_step", "compile_stages", "CompiledStep", "CompiledStages",
-           "c_source_stages", "CompiledPathWarning", "CompilerUnavailableError",
+           "c_source_stages", "CompiledPathWarning", "CompiledCacheWarning", "CompilerUnavailableError",
            "find_compiler", "cache_dir", "c_source"]
 
 CFLAGS = ("-O2", "-ffp-contract=off", "-shared", "-fPIC")
+#: step counts handed to the C loop stay below this (a C long, with room for n + save_every)
+C_LONG_LIMIT = 2**62
 ENTRY = "gc_run"
 
 
 class CompiledPathWarning(UserWarning):
     """The compiled path could not run; the numpy path ran instead (the message says why)."""
+
+
+class CompiledCacheWarning(UserWarning):
+    """The on-disk cache of compiled step loops could not be used as is (unwritable, or a damaged file rebuilt)."""
 
 
 class CompilerUnavailableError(NotLowerableError):
@@ -292,6 +302,9 @@ def find_compiler():
 def cache_dir() -> str:
     """The per-user directory of compiled step loops (created on demand).
 
+    ``$GEOMCHECK_CACHE_DIR``, else ``$XDG_CACHE_HOME/geomcheck/compiled``, else
+    ``~/.cache/geomcheck/compiled``.
+
     >>> os.path.isdir(cache_dir())
     True
     """
@@ -303,22 +316,69 @@ def cache_dir() -> str:
     return root
 
 
+#: the on-disk cache is trimmed (oldest first) to 80 % of this when a build makes it larger
+CACHE_LIMIT_BYTES = int(float(os.environ.get("GEOMCHECK_CACHE_MAX_MB", "200")) * 2**20)
+
 _LIBRARIES: dict = {}
+_COMPILER_IDS: dict = {}
+_PRIVATE_DIR: list = []
 
 
-def _build(source: str) -> str:
-    """Compile ``source`` (once per user and source) and return the path of the shared library."""
-    cc = find_compiler()
-    if cc is None:
-        raise CompilerUnavailableError(
-            f"no C compiler found (looked for {os.environ.get('CC') or 'cc'!r} on PATH; set $CC to one)")
-    key = hashlib.sha256("\0".join([source, os.path.basename(cc), *CFLAGS]).encode()).hexdigest()[:24]
-    directory = cache_dir()
-    target = os.path.join(directory, f"gc_step_{key}.so")
-    if os.path.exists(target):
-        return target
+def _compiler_identity(cc: str) -> str:
+    """What the compiler says it is (``cc --version``): a new compiler means a new cache key."""
+    if cc not in _COMPILER_IDS:
+        try:
+            proc = subprocess.run([cc, "--version"], capture_output=True, text=True, timeout=30)
+            _COMPILER_IDS[cc] = (proc.stdout or proc.stderr).strip().splitlines()[0] if proc.returncode == 0 else cc
+        except (OSError, subprocess.SubprocessError, IndexError):
+            _COMPILER_IDS[cc] = cc
+    return _COMPILER_IDS[cc]
+
+
+def _writable_cache() -> str:
+    """The cache directory, or (with a :class:`CompiledCacheWarning`) a private one of this process."""
+    try:
+        directory = cache_dir()
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+        return directory
+    except OSError as exc:
+        reason = f"{exc.strerror or exc} ({getattr(exc, 'filename', None) or 'the cache directory'})"
+    if not _PRIVATE_DIR:
+        import atexit
+
+        try:
+            _PRIVATE_DIR.append(tempfile.mkdtemp(prefix="geomcheck-compiled-"))
+        except OSError as exc:
+            raise CompilerUnavailableError(f"the compiled-step cache cannot be written ({reason}) and no temporary"
+                                           f" directory can be made ({exc.strerror or exc})") from None
+        atexit.register(shutil.rmtree, _PRIVATE_DIR[0], True)
+        warnings.warn(f"the compiled-step cache cannot be written: {reason}; compiling into {_PRIVATE_DIR[0]}"
+                      " for this process (set GEOMCHECK_CACHE_DIR to a writable directory)",
+                      CompiledCacheWarning, stacklevel=4)
+    return _PRIVATE_DIR[0]
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _verified(target: str):
+    """The bytes of the cached library when its stored checksum matches them, else None."""
+    try:
+        with open(target, "rb") as f:
+            data = f.read()
+        with open(target + ".sha256", encoding="ascii") as f:
+            stored = f.read().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return data if stored == _digest(data) else None
+
+
+def _compile_into(cc, source, directory, key, target):
     fd, c_file = tempfile.mkstemp(suffix=".c", prefix=f"gc_step_{key}_", dir=directory)
     so_tmp = c_file[:-2] + ".so.tmp"
+    sum_tmp = c_file[:-2] + ".sha256.tmp"
     try:
         with os.fdopen(fd, "w") as fh:
             fh.write(source)
@@ -326,12 +386,87 @@ def _build(source: str) -> str:
         if proc.returncode != 0:
             raise CompilerUnavailableError(
                 f"{cc} failed to compile the generated step loop (exit {proc.returncode}): {proc.stderr[-2000:]}")
-        os.replace(so_tmp, target)  # atomic: another process sees the whole library or none
+        with open(so_tmp, "rb") as f:
+            data = f.read()
+        with open(sum_tmp, "w", encoding="ascii") as f:
+            f.write(_digest(data) + "\n")
+        # atomic each: another process sees a whole library or none, and a checksum that matches it or not
+        os.replace(so_tmp, target)
+        os.replace(sum_tmp, target + ".sha256")
     finally:
-        for f in (c_file, so_tmp):
+        for f in (c_file, so_tmp, sum_tmp):
             if os.path.exists(f):
                 os.remove(f)
-    return target
+    _trim(directory, keep=(target, target + ".sha256"))
+    return data
+
+
+def _trim(directory, keep=()):
+    try:
+        entries = [os.path.join(directory, n) for n in os.listdir(directory) if n.startswith("gc_step_")]
+        entries = [e for e in entries if e not in keep]
+        sizes = {e: os.stat(e) for e in entries}
+    except OSError:
+        return
+    total = sum(st.st_size for st in sizes.values()) + sum(os.path.getsize(k) for k in keep if os.path.exists(k))
+    if total <= CACHE_LIMIT_BYTES:
+        return
+    for e in sorted(sizes, key=lambda e: sizes[e].st_mtime):
+        if total <= 0.8 * CACHE_LIMIT_BYTES:
+            break
+        try:
+            os.remove(e)
+            total -= sizes[e].st_size
+        except OSError:
+            pass
+
+
+def _build(source: str):
+    """Compile ``source`` (once per user, source, compiler and flags): ``(path, verified bytes)``.
+
+    A cached library is used only when the checksum stored beside it matches its bytes; a
+    truncated, damaged or foreign file under the same name is rebuilt, with a warning.
+    """
+    cc = find_compiler()
+    if cc is None:
+        raise CompilerUnavailableError(
+            f"no C compiler found (looked for {os.environ.get('CC') or 'cc'!r} on PATH; set $CC to one)")
+    key = _digest("\0".join([source, cc, _compiler_identity(cc), *CFLAGS]).encode())[:24]
+    directory = _writable_cache()
+    target = os.path.join(directory, f"gc_step_{key}.so")
+    data = _verified(target)
+    if data is not None:
+        return target, data
+    if os.path.exists(target):
+        warnings.warn(f"the cached library {target} does not match its checksum (damaged or replaced); rebuilt",
+                      CompiledCacheWarning, stacklevel=4)
+    try:
+        return target, _compile_into(cc, source, directory, key, target)
+    except OSError as exc:
+        raise CompilerUnavailableError(f"the step loop could not be built in {directory}: {exc.strerror or exc}"
+                                       ) from None
+
+
+def _load_library(target: str, data: bytes):
+    """dlopen a private copy of the verified bytes (nobody can truncate or swap it while mapped)."""
+    lib = _LIBRARIES.get(target)
+    if lib is not None:
+        return lib
+    fd, private = tempfile.mkstemp(suffix=".so", prefix="gc_loaded_")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        lib = ctypes.CDLL(private)
+    except OSError as exc:
+        raise CompilerUnavailableError(f"the compiled step loop could not be loaded: {exc}") from None
+    finally:
+        os.remove(private)  # the mapping stays valid; the name goes
+    fn = getattr(lib, ENTRY)
+    dp = ctypes.POINTER(ctypes.c_double)
+    fn.argtypes = [dp, ctypes.c_double, dp, ctypes.c_long, ctypes.c_long, dp, ctypes.c_long]
+    fn.restype = ctypes.c_int
+    _LIBRARIES[target] = lib
+    return lib
 
 
 class CompiledStep:
@@ -372,16 +507,8 @@ class CompiledStep:
         self._load()
 
     def _load(self):
-        self.library = _build(self.source)
-        lib = _LIBRARIES.get(self.library)
-        if lib is None:
-            lib = ctypes.CDLL(self.library)
-            fn = getattr(lib, ENTRY)
-            dp = ctypes.POINTER(ctypes.c_double)
-            fn.argtypes = [dp, ctypes.c_double, dp, ctypes.c_long, ctypes.c_long, dp, ctypes.c_long]
-            fn.restype = ctypes.c_int
-            _LIBRARIES[self.library] = lib
-        self._fn = getattr(lib, ENTRY)
+        self.library, data = _build(self.source)
+        self._fn = getattr(_load_library(self.library, data), ENTRY)
 
     def run(self, values, y0, steps, save_every=1, t0=0.0, out=None, out_stride=None):
         """Run one trajectory; returns the saved states ``(n_saved, dim)`` (or fills ``out``)."""
@@ -537,8 +664,13 @@ def integrate_compiled(system, scheme, y0, dt, steps, save_every=1, params=None,
     s.check_applies(system)
     steps = _check_count(steps, "steps", 0)
     save_every = _check_count(save_every, "save_every", 1)
+    for name, count in (("steps", steps), ("save_every", save_every)):
+        if count >= C_LONG_LIMIT:   # a C long: beyond it the loop's counters wrap around
+            raise InvalidArgumentError(f"{name}={count} is beyond the compiled loop's range (< 2**62)")
     dt_value = _check_dt(dt, "numpy", None)
     Y, single = _check_y0(y0, system.dim, "numpy", None, system.coords)
+    check_saved_size(steps, save_every, Y.shape[0], system.dim, "numpy")
+    t0 = check_t0(t0, "numpy", None)
     values = _parameter_values(system, params)
     t0v = float(sympy.N(t0)) if isinstance(t0, sympy.Basic) else float(t0)
     check_stability = _check_flag(check_stability, "check_stability")
@@ -574,6 +706,10 @@ def integrate_compiled(system, scheme, y0, dt, steps, save_every=1, params=None,
     for b in range(batch):
         compiled.run(base, Y[b], steps, save_every, t0v, out=out[:, b, :], out_stride=batch * dim)
     times = np.array([t0v + n * dt_value for n in saved])
+    watch = FiniteWatch(batch, system.coords)
+    for k, n in enumerate(saved):
+        watch.saved(out[k], n)
+    watch.report(times, saved)
     sol = Solution(times, out[:, 0, :] if single else out, system, s, "numpy", None, dt_value, steps, save_every,
                    values, single)
     sol.path, sol.path_note = "compiled", compiled.library

@@ -74,7 +74,9 @@ def _damping(value, coords):
                                " was expected")
         return value
     if isinstance(value, numbers.Number) and not isinstance(value, sympy.Basic):
-        if isinstance(value, complex) or not math.isfinite(float(value)):
+        # an int or Fraction is exact and finite however large (float() of 10**400 would overflow)
+        if isinstance(value, complex) or (not isinstance(value, numbers.Rational)
+                                          and not math.isfinite(float(value))):
             raise DampingError(f"{_OWNER}: the damping {value!r} is not a finite real number")
         g = sympy.sympify(value)     # a float keeps its binary value (53 bits)
     elif isinstance(value, sympy.Basic):

@@ -140,7 +140,8 @@ def describe_example(name: str) -> str:
 
 
 def _checked(name):
-    if name not in _EXAMPLES:
+    # a non-string (a list, a dict: unhashable) is no name either; ``in`` would raise TypeError on it
+    if not isinstance(name, str) or name not in _EXAMPLES:
         raise UnknownSystemError(
             f"unknown system {name!r}; expected one of: {', '.join(_EXAMPLES)}"
         )

@@ -44,9 +44,11 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+import os
 import sys
 import time as _time
 import warnings
+from collections.abc import Mapping
 from fractions import Fraction
 
 import mpmath
@@ -63,7 +65,7 @@ from .newton import check_newton_mode
 from .staged import StagedStep, lower_stages
 from .systems import STEP_SYMBOL, CanonicalSystem, System
 
-__all__ = ["integrate", "Solution"]
+__all__ = ["integrate", "Solution", "FiniteWatch", "DOUBLE_MAX", "check_saved_size", "check_t0"]
 
 BACKENDS = ("numpy", "mpmath", "compiled")
 MIN_DPS = 15
@@ -172,6 +174,72 @@ def _check_count(value, name, minimum):
     return int(value)
 
 
+def _check_tolerance(tol, backend, dps):
+    """None, or the Newton tolerance as a positive finite real number (an mpf for mpmath)."""
+    if tol is None:
+        return None
+    bad = InvalidArgumentError(f"tol must be a positive finite real number (the Newton tolerance), got {tol!r}")
+    if isinstance(tol, (bool, complex)) or not isinstance(tol, (numbers.Real, np.floating, str, sympy.Basic,
+                                                                  mpmath.mpf)):
+        raise bad
+    try:
+        value = _mpf(tol, dps or 15)
+    except (TypeError, ValueError, AttributeError):
+        raise bad from None
+    if not (mpmath.isfinite(value) and value > 0):
+        raise bad
+    return value if backend == "mpmath" else float(value)
+
+
+#: at most this share of the machine's memory may go to the saved states of one run
+SAVED_MEMORY_SHARE = 0.5
+
+
+def _physical_memory() -> int:
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 8 * 2**30
+
+
+def check_saved_size(steps, save_every, batch, dim, backend):
+    """Refuse, before anything is allocated, a run whose saved states cannot fit in memory."""
+    n_saved = steps // save_every + 2
+    per_value = 8 if backend != "mpmath" else 120   # a double; an mpf with its Python object
+    need = n_saved * (batch * dim * per_value + 40)  # and the list of saved step indices
+    limit = SAVED_MEMORY_SHARE * _physical_memory()
+    if need > limit:
+        raise InvalidArgumentError(
+            f"steps={_count_text(steps)}, save_every={_count_text(save_every)}: the saved states ({batch} x {dim}"
+            f" values each) would take {_count_text(need // 2**30)} GiB, more than {limit / 2**30:.3g} GiB (half this"
+            " machine's memory); save less often (a larger save_every) or run fewer steps")
+
+
+def _count_text(n: int) -> str:
+    return f"{n:,}" if n < 10**15 else f"about 10^{len(str(n)) - 1}"
+
+
+def check_t0(t0, backend, dps):
+    """The start time as a finite real number (an mpf for mpmath)."""
+    bad = InvalidArgumentError(f"t0 must be a finite real number, got {t0!r} ({type(t0).__name__})")
+    if isinstance(t0, (bool, complex)) or t0 is None:
+        raise bad
+    try:
+        if backend == "mpmath":
+            value = _mpf(t0, dps)
+            ok = mpmath.isfinite(value)
+        else:
+            if isinstance(t0, str) or (isinstance(t0, sympy.Basic) and not getattr(t0, "is_number", False)):
+                raise TypeError
+            value = float(sympy.N(t0)) if isinstance(t0, sympy.Basic) else float(t0)
+            ok = math.isfinite(value)
+    except (TypeError, ValueError, AttributeError, OverflowError):
+        raise bad from None
+    if not ok:
+        raise bad
+    return t0
+
+
 def _check_dt(dt, backend, dps):
     if isinstance(dt, bool) or isinstance(dt, complex):
         raise InvalidArgumentError(f"dt must be a positive finite real number, got {dt!r}")
@@ -180,11 +248,13 @@ def _check_dt(dt, backend, dps):
             value = _mpf(dt, dps)
             finite, positive = mpmath.isfinite(value), value > 0
         else:
-            if isinstance(dt, str):
+            if isinstance(dt, str) or (isinstance(dt, sympy.Basic) and not getattr(dt, "is_number", False)):
                 raise TypeError
             value = float(sympy.N(dt)) if isinstance(dt, sympy.Basic) else float(dt)
             finite, positive = math.isfinite(value), value > 0
-    except (TypeError, ValueError):
+    except OverflowError:
+        raise InvalidArgumentError(f"dt must be finite in double precision, got {dt!r}") from None
+    except (TypeError, ValueError, AttributeError):
         raise InvalidArgumentError(f"dt must be a positive finite real number, got {dt!r} ({type(dt).__name__})") from None
     if not finite:
         raise InvalidArgumentError(f"dt must be finite, got {dt!r}")
@@ -196,8 +266,13 @@ def _check_dt(dt, backend, dps):
 def _check_y0(y0, dim, backend, dps, coords):
     names = ", ".join(str(c) for c in coords)
     if backend == "numpy":
+        if np.iscomplexobj(np.asarray(y0) if not isinstance(y0, np.ndarray) else y0):
+            raise InvalidArgumentError(f"y0 has complex values; real initial values ({names}) were expected")
         try:
             arr = np.array(y0, dtype=float)
+        except OverflowError:
+            raise InvalidArgumentError("y0 has a value beyond the double range; finite initial values were"
+                                       " expected (backend='mpmath' runs any size)") from None
         except (TypeError, ValueError) as exc:
             raise ShapeError(f"y0 must be an array of numbers of shape ({dim},) or (batch, {dim}); {exc}") from None
     else:
@@ -233,7 +308,18 @@ def _check_y0(y0, dim, backend, dps, coords):
     return out, single
 
 
+def _finite_real(v) -> bool:
+    try:
+        values = np.asarray(v, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return bool(np.all(np.isfinite(values)))
+
+
 def _parameter_values(system, params):
+    if params is not None and not isinstance(params, Mapping):
+        raise InvalidArgumentError(f"params must be a mapping {{name or Symbol: number}}, got {params!r}"
+                                   f" ({type(params).__name__})")
     values = dict(system.parameter_values)
     for k, v in dict(params or {}).items():
         if isinstance(k, str):
@@ -245,6 +331,8 @@ def _parameter_values(system, params):
         if k not in system.parameters:
             raise InvalidArgumentError(f"params: {k} is not a constant of the system; its constants are"
                                        f" {', '.join(map(str, system.parameters)) or 'none'}")
+        if not _finite_real(v):
+            raise InvalidArgumentError(f"params: the value {v!r} of {k} is not a finite real number")
         values[k] = v
     missing = [s for s in system.parameters if s not in values]
     if missing:
@@ -412,8 +500,25 @@ def _kahan_add(y, c, d, backend, dps):
 # ------------------------------------------------------------------------ non-finite states
 
 
-class _FiniteWatch:
-    """Which trajectories of a numpy run became nan or infinite, seen at the saved steps."""
+#: beyond this a state has left the double range: nan/inf in double precision, a blow-up in mpmath
+DOUBLE_MAX = float(np.finfo(float).max)
+
+
+def _mp_finite(v) -> bool:
+    return bool(mpmath.isfinite(v)) and abs(v) <= DOUBLE_MAX
+
+
+_MP_FINITE = np.frompyfunc(_mp_finite, 1, 1)
+
+
+class FiniteWatch:
+    """Which trajectories of a run became nan or infinite, seen at the saved steps.
+
+    Every backend reports through it: numpy and the compiled path (nan or inf), and mpmath,
+    whose numbers do not overflow: there a state beyond the double range (``|y| > 1.8e308``)
+    counts as having left the finite domain (it would be inf in double precision; a run
+    that large has blown up).
+    """
 
     #: trajectories listed in the warning's message (all are in its attributes)
     SHOWN = 10
@@ -425,7 +530,7 @@ class _FiniteWatch:
         self.found = []  # (trajectory, first saved step not finite, last saved step finite, coordinates)
 
     def saved(self, state, n):
-        ok = np.isfinite(state)
+        ok = np.isfinite(state) if state.dtype != object else _MP_FINITE(state).astype(bool)
         fine = ok.all(axis=1)
         for b in np.flatnonzero(self.finite & ~fine):
             self.found.append((int(b), n, self.last_step, [self.coords[i] for i in np.flatnonzero(~ok[b])]))
@@ -435,14 +540,14 @@ class _FiniteWatch:
     def report(self, times, saved_steps):
         if not self.found:
             return
-        where = {n: t for n, t in zip(saved_steps, times)}
+        where = {n: float(t) for n, t in zip(saved_steps, times)}
         shown = "; ".join(
             f"trajectory {b}: {', '.join(cs)} not finite at step {n} (t = {where[n]:.6g}), finite at step {m}"
             for b, n, m, cs in self.found[:self.SHOWN])
         more = f" (and {len(self.found) - self.SHOWN} more)" if len(self.found) > self.SHOWN else ""
         warnings.warn(NonFiniteStateWarning(
-            f"{len(self.found)} trajectory(ies) left the finite (real) domain and are nan or infinite from"
-            f" then on: {shown}{more}; a smaller step, other initial values, or a system defined there"
+            f"{len(self.found)} trajectory(ies) left the finite (real) domain (nan, infinite or beyond the double"
+            f" range) from then on: {shown}{more}; a smaller step, other initial values, or a system defined there"
             " (sqrt, log of a negative number?) may help",
             trajectories=[f[0] for f in self.found], first_seen=[f[1] for f in self.found],
             last_finite=[f[2] for f in self.found], coordinates=[f[3] for f in self.found]), stacklevel=3)
@@ -517,7 +622,7 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
         )
     s = _scheme_by_name(scheme)
     s.check_applies(system)
-    if backend not in BACKENDS:
+    if not isinstance(backend, str) or backend not in BACKENDS:
         raise InvalidArgumentError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, got {backend!r}")
     if backend == "mpmath":
         if dps is None:
@@ -537,6 +642,11 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
     if backend == "compiled":
         if compensated is not False:
             raise InvalidArgumentError("compensated summation is not available on backend='compiled'; use numpy")
+        # checked although the compiled loop (explicit steps) does not use them: nonsense is never accepted
+        _check_flag(progress, "progress", allow_none=True)
+        check_newton_mode(newton)
+        _check_tolerance(tol, "numpy", None)
+        _check_count(max_iter, "max_iter", 1)
         from .compiled import integrate_compiled
 
         return integrate_compiled(system, s, y0, dt, steps, save_every=save_every, params=params, t0=t0,
@@ -545,6 +655,8 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
     save_every = _check_count(save_every, "save_every", 1)
     dt_value = _check_dt(dt, backend, dps)
     Y, single = _check_y0(y0, system.dim, backend, dps, system.coords)
+    check_saved_size(steps, save_every, Y.shape[0], system.dim, backend)
+    t0 = check_t0(t0, backend, dps)
     values = _parameter_values(system, params)
     if hasattr(system, "check_state"):     # a constrained system: y0 must lie on its constraint manifold
         system.check_state(Y, values)
@@ -552,6 +664,8 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
     check_stability = _check_flag(check_stability, "check_stability")
     progress = _check_flag(progress, "progress", allow_none=True)
     newton = check_newton_mode(newton)
+    tol = _check_tolerance(tol, backend, dps)
+    max_iter = _check_count(max_iter, "max_iter", 1)
 
     stages = s.stages(system)
     explicit = all(isinstance(st.map, gc.Map) for st in stages)
@@ -618,15 +732,14 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
         c = [np.zeros(batch) for _ in range(dim)] if backend == "numpy" else \
             [[mpmath.mpf(0)] * batch for _ in range(dim)]
     bar = _progress_bar(progress, steps)
-    watch = _FiniteWatch(batch, system.coords) if backend == "numpy" else None
+    watch = FiniteWatch(batch, system.coords)
     k = 0
     try:
         for n in range(steps + 1):
             if n == saved_steps[k]:
                 for i in range(dim):
                     out[k, :, i] = y[i]
-                if watch is not None:
-                    watch.saved(out[k], n)
+                watch.saved(out[k], n)
                 k += 1
                 if n == steps:
                     break
@@ -647,7 +760,6 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
     finally:
         if bar is not None:
             bar.close()
-    if watch is not None:
-        watch.report(times, saved_steps)
+    watch.report(times, saved_steps)
     result = out[:, 0, :] if single else out
     return Solution(times, result, system, s, backend, dps, dt_value, steps, save_every, values, single)

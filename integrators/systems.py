@@ -21,6 +21,7 @@ from typing import Mapping
 import sympy
 
 import geomcheck as gc
+from geomcheck.algebra import require_finite
 from geomcheck.errors import ExpressionError
 
 from .errors import SystemDefinitionError
@@ -35,7 +36,14 @@ def _symbols(values, what, owner):
     if isinstance(values, sympy.Symbol):
         values = [values]
     elif isinstance(values, str):
-        values = list(sympy.symbols(values, seq=True))
+        try:
+            values = list(sympy.symbols(values, seq=True))
+        except ValueError:
+            raise SystemDefinitionError(f"{owner}: {what} {values!r} names no symbol; expected names such as"
+                                        " 'q1 q2'") from None
+    elif isinstance(values, (set, frozenset)):
+        # which momentum pairs with which position must not depend on a hash
+        raise SystemDefinitionError(f"{owner}: {what} is a set, which has no order; give a list or tuple")
     try:
         out = tuple(values)
     except TypeError:
@@ -55,9 +63,29 @@ def _expression(H, owner):
         raise ExpressionError(f"{owner}: the Hamiltonian {H!r} is not a sympy expression") from None
     if not isinstance(e, sympy.Expr) or isinstance(e, sympy.MatrixBase):
         raise ExpressionError(f"{owner}: the Hamiltonian {H!r} is not a scalar sympy expression")
+    if e.has(sympy.Lambda):   # before any assumption query: sympy's own raise IndexError on one
+        raise ExpressionError(f"{owner}: the Hamiltonian {e} contains a Lambda; give its value as an expression in"
+                              " the coordinates")
     if not e.is_commutative:
         raise ExpressionError(f"{owner}: the Hamiltonian {e} contains noncommutative symbols")
+    require_finite(e, f"{owner}: the Hamiltonian")
+    if _has_imaginary_unit(e):
+        raise ExpressionError(f"{owner}: the Hamiltonian {e} contains the imaginary unit I; a real expression was"
+                              " expected")
     return e
+
+
+def _has_imaginary_unit(e) -> bool:
+    seen, stack = set(), [e]
+    while stack:
+        node = stack.pop()
+        if node is sympy.I or (node.is_Number and node.is_real is False):
+            return True
+        for arg in node.args:
+            if id(arg) not in seen:
+                seen.add(id(arg))
+                stack.append(arg)
+    return False
 
 
 def _parameters(e, coords, time, given, owner):
@@ -69,6 +97,9 @@ def _parameters(e, coords, time, given, owner):
                 f"{owner}: the Hamiltonian contains the symbol h, which is reserved for the step size;"
                 " rename that constant"
             )
+    if given is not None and not isinstance(given, Mapping):
+        raise SystemDefinitionError(f"{owner}: parameters must be a mapping {{Symbol: number}}, got {given!r}"
+                                    f" ({type(given).__name__})")
     values = {}
     for k, v in dict(given or {}).items():
         if not isinstance(k, sympy.Symbol):
@@ -81,6 +112,8 @@ def _parameters(e, coords, time, given, owner):
             raise SystemDefinitionError(f"{owner}: the value {v!r} of parameter {k} is not a number") from None
         if values[k].free_symbols or not values[k].is_number:
             raise SystemDefinitionError(f"{owner}: the value {v!r} of parameter {k} is not a number")
+        if values[k].is_extended_real is not True or values[k].is_finite is not True:
+            raise SystemDefinitionError(f"{owner}: the value {v!r} of parameter {k} is not a finite real number")
     return tuple(sorted(free, key=lambda s: s.name)), values
 
 
@@ -238,7 +271,13 @@ class HamiltonianSystem(CanonicalSystem):
         if self._separable is None:
             from geomcheck.zero import decide_all_zero
 
-            mixed = [sympy.diff(self.H, qi, pj) for qi in self.q for pj in self.p]
+            # only the additive terms that contain a position and a momentum can have a mixed
+            # derivative: a chain's H = sum p^2/2 + sum V(q_i - q_j) has none (no n^2 derivatives)
+            qs, ps = set(self.q), set(self.p)
+            mixing = sympy.Add(*[t for t in sympy.Add.make_args(self.H)
+                                 if t.free_symbols & qs and t.free_symbols & ps])
+            present = mixing.free_symbols
+            mixed = [sympy.diff(mixing, qi, pj) for qi in self.q if qi in present for pj in self.p if pj in present]
             mixed = [m for m in mixed if m != 0]
             self._separable = (not mixed) or decide_all_zero(mixed, budget=5.0).is_zero is True
         return self._separable
@@ -296,7 +335,10 @@ class ContactSystem(System):
                 " expected at least one and as many momenta as positions"
             )
         if t is not None:
-            (t,) = _symbols(t, "t", owner)
+            times = _symbols(t, "t", owner)
+            if len(times) != 1:
+                raise SystemDefinitionError(f"{owner}: t must be one time Symbol, got {t!r}")
+            (t,) = times
         self.time = t
         coords = self.x + self.p + (self.z,)
         if len(set(coords + ((t,) if t is not None else ()))) != len(coords) + (t is not None):

@@ -9,14 +9,12 @@ own tests) run under a hypothesis *profile*:
   work has very uneven run times), the ``too_slow`` health check suppressed,
   ``derandomize=True`` so that every run draws the same examples (reproducible CI:
   a failure on CI fails the same way on your machine) and no example database.
-* ``thorough``: 300 random (not derandomized) examples per test, for a long local
-  or nightly run; a failure prints a ``@reproduce_failure`` blob to replay it::
+* ``thorough``: 300 random (not derandomized) examples per test, and the long runs
+  that are skipped by default (1e5 RATTLE steps), for a long local or nightly run; a
+  failure prints a ``@reproduce_failure`` blob to replay it.  One spelling selects it
+  for everything::
 
-      python -m pytest tests/properties --hypothesis-profile=thorough
-
-  (``--hypothesis-profile`` is provided by hypothesis' pytest plugin, which loads
-  the named profile after this file has loaded ``ci``.)  The environment variable
-  ``GEOMCHECK_HYPOTHESIS_PROFILE`` selects the default profile as well.
+      GEOMCHECK_HYPOTHESIS_PROFILE=thorough python -m pytest
 * ``dev``: 5 examples, for a quick edit-run loop.
 """
 

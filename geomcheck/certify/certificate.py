@@ -137,10 +137,66 @@ class Certificate:
             "witness": _jsonable(self.witness),
             "soundness": _jsonable(self.soundness.to_dict()) if hasattr(self.soundness, "to_dict") else None,
             "derivation": [[s.text, s.math] for s in self.derivation.steps],
+            "derivation_title": self.derivation.title,
+            "conclusion": self.derivation.conclusion,
         }
 
     def to_json(self) -> str:
+        """The certificate as JSON text (see :meth:`from_json`)."""
         return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Certificate":
+        """The certificate :meth:`to_dict` wrote: claim, verdict, method, stage, soundness record
+        and derivation as they were; the symbolic objects (residual, factor, counterexample,
+        witness) as the text they were written as.
+
+        >>> import geomcheck as gc, sympy
+        >>> M = gc.Chart("q p"); q, p = M.coords; h = sympy.Symbol("h")
+        >>> c = gc.certify_symplectic(gc.Map(M, M, [q + h * p, p]), M.d(q) ^ M.d(p))
+        >>> back = Certificate.from_json(c.to_json())
+        >>> (back.holds, back.stage, back.soundness.kind) == (c.holds, c.stage, c.soundness.kind)
+        True
+        >>> back.to_json() == c.to_json()
+        True
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``data`` is not what :meth:`to_dict` writes.
+        """
+        from ..errors import InvalidArgumentError
+        from ..latex import Step
+        from ..zero import Soundness
+
+        try:
+            holds = data["holds"]
+            if holds not in (True, False, None):
+                raise ValueError(f"holds = {holds!r}")
+            steps = tuple(Step(str(text), None if math is None else str(math)) for text, math in data["derivation"])
+            record = data.get("soundness")
+            soundness = Soundness(**{k: tuple(tuple(x) if isinstance(x, list) else x for x in v)
+                                     if isinstance(v, list) else v for k, v in record.items()}) if record else None
+            return cls(claim=str(data["claim"]), holds=holds, method=str(data["method"]), stage=str(data["stage"]),
+                       residual=data.get("residual"), factor=data.get("factor"),
+                       counterexample=data.get("counterexample"), witness=data.get("witness"),
+                       derivation=Derivation(str(data.get("derivation_title", data["claim"])), steps,
+                                             str(data.get("conclusion", ""))), soundness=soundness)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidArgumentError(f"not a certificate written by Certificate.to_dict: {exc}") from None
+
+    @classmethod
+    def from_json(cls, text: str) -> "Certificate":
+        """The certificate :meth:`to_json` wrote (see :meth:`from_dict`)."""
+        from ..errors import InvalidArgumentError
+
+        try:
+            data = json.loads(text)
+        except (TypeError, ValueError) as exc:
+            raise InvalidArgumentError(f"not JSON text of a certificate: {exc}") from None
+        if not isinstance(data, dict):
+            raise InvalidArgumentError(f"not JSON text of a certificate: a {type(data).__name__}, not an object")
+        return cls.from_dict(data)
 
     def __repr__(self):
         return f"Certificate({self.claim!r}: {self.verdict()}; {self.method})"

@@ -11,6 +11,25 @@ __all__ = ["Interrupted", "check_deadline", "Alarm", "CHECK_EVERY"]
 CHECK_EVERY = 2048  # nodes between clock checks in the interpreters
 
 
+#: how soon the alarm fires again when it met a garbage-collection callback
+RETRY_SECONDS = 0.005
+
+
+def _in_gc_callback(frame) -> bool:
+    """Whether ``frame`` (or a caller) runs one of ``gc.callbacks`` (hypothesis registers one)."""
+    import gc
+
+    codes = {getattr(cb, "__code__", None) for cb in gc.callbacks}
+    codes |= {getattr(getattr(cb, "__func__", None), "__code__", None) for cb in gc.callbacks}
+    codes.discard(None)
+    depth = 0
+    while frame is not None and depth < 8 and codes:
+        if frame.f_code in codes:
+            return True
+        frame, depth = frame.f_back, depth + 1
+    return False
+
+
 class Interrupted(BaseException):
     """The clock ran out (BaseException so that sympy's ``except Exception`` cannot eat it)."""
 
@@ -51,9 +70,15 @@ class Alarm:
         return self
 
     def _handler(self, signum, frame):
-        if self.armed:
-            self.armed = False
-            raise Interrupted
+        if not self.armed:
+            return
+        if _in_gc_callback(frame):
+            # an exception raised in a garbage-collection callback is printed and lost
+            # ("Exception ignored in ..."): try again as soon as the callback has returned
+            signal.setitimer(signal.ITIMER_REAL, RETRY_SECONDS)
+            return
+        self.armed = False
+        raise Interrupted
 
     def __exit__(self, *exc):
         if self._old is not None or self.armed:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import threading
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -44,10 +43,9 @@ EXACT_BUDGET_FRACTION = 0.4
 #: with the nesting of a composed map, evaluation does not).
 EXACT_BUDGET_FRACTION_MODULAR = 0.1
 #: above this many distinct subexpressions the exact stage is skipped: evaluation is
-#: linear in the size, expansion is not.
+#: linear in the size, expansion is not.  One limit in every thread (the stage checks its
+#: deadline itself), so that the same input gets the same verdict wherever it runs.
 EXACT_MAX_NODES = 60_000
-#: the same limit off the main thread, where no SIGALRM safety net can be armed.
-EXACT_MAX_NODES_THREAD = 20_000
 #: how many draws a randomized stage may spend on points that turn out singular.
 TRIES_PER_POINT = 4
 #: the modular stage proves zero when a nonzero expression would vanish at all its points
@@ -206,13 +204,26 @@ def _plural(n, word):
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def _check_parameters(budget, dps, points):
-    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget > 0:
-        raise InvalidArgumentError(f"budget must be a positive number of seconds, got {budget!r}")
-    if isinstance(dps, bool) or not isinstance(dps, int) or dps < 15:
-        raise InvalidArgumentError(f"dps must be an int >= 15, got {dps!r}")
-    if isinstance(points, bool) or not isinstance(points, int) or points < 1:
-        raise InvalidArgumentError(f"points must be a positive int, got {points!r}")
+#: the most decimal digits a zero test may be asked for: one mpmath operation at 10**15 digits
+#: allocates gigabytes and cannot be interrupted by the budget, so larger requests are refused
+MAX_DPS = 100_000
+#: the most random points a zero test may be asked to agree on (each costs an evaluation)
+MAX_POINTS = 10_000
+
+
+def _check_parameters(budget, dps, points, seed=0):
+    # budget: a float() of a huge int overflows, and inf seconds is no budget at all
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget > 0 \
+            or not (budget < 1e300 and math.isfinite(budget)):
+        raise InvalidArgumentError(f"budget must be a positive finite number of seconds, got {budget!r}")
+    if isinstance(dps, bool) or not isinstance(dps, int) or not 15 <= dps <= MAX_DPS:
+        raise InvalidArgumentError(f"dps must be an int from 15 to {MAX_DPS}, got {dps!r}")
+    if isinstance(points, bool) or not isinstance(points, int) or not 1 <= points <= MAX_POINTS:
+        raise InvalidArgumentError(f"points must be an int from 1 to {MAX_POINTS}, got {points!r}")
+    # the seed is hashed through its repr: an object's repr holds its address, so any seed but an
+    # int would make the "deterministic" random points differ from run to run
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise InvalidArgumentError(f"seed must be an int, got {seed!r} ({type(seed).__name__})")
 
 
 def _as_domain(domain) -> Domain:
@@ -321,7 +332,7 @@ def decide_zero(expr, *, budget=10.0, dps=50, points=3, relations=(), seed=0, do
     >>> decide_zero(sympy.sqrt(x**2) - x, domain={x: (0, sympy.oo)}).is_zero
     True
     """
-    _check_parameters(budget, dps, points)
+    _check_parameters(budget, dps, points, seed)
     e = as_expr(expr)
     return _decide_cached([(None, e)], True, float(budget), dps, points, as_relations(relations), seed,
                           _as_domain(domain))
@@ -356,7 +367,7 @@ def decide_all_zero(exprs, *, budget=10.0, dps=50, points=3, relations=(), seed=
     >>> d.is_zero, d.index
     (False, 'b')
     """
-    _check_parameters(budget, dps, points)
+    _check_parameters(budget, dps, points, seed)
     items = [(k, as_expr(v, f"entry {k!r}")) for k, v in entries(exprs)]
     return _decide_cached(items, False, float(budget), dps, points, as_relations(relations), seed, _as_domain(domain))
 
@@ -456,6 +467,13 @@ class _Job:
 
     # -- the stages
     def run(self):
+        """The decision; a deadline met between the stages' own guards is an unknown, never an escape."""
+        try:
+            return self._run()
+        except Interrupted:
+            return self.unknown(f"the {self.budget:g} s budget ran out")
+
+    def _run(self):
         dps = self.dps
         # ---- stage 1: structural
         remaining = []
@@ -486,16 +504,18 @@ class _Job:
         for (k, _e), r in zip(remaining, roots):
             self.keys.setdefault(r, k)
         self.prog = prog
-        self.seed = prog.digest(roots, self.user_seed, repr(self.domain))
-        todo = list(dict.fromkeys(roots))
+        # in the order of their digests, not of the input: a form's components may come in an
+        # order that depends on the process (set iteration); the points and the counterexample
+        # reported must not
+        todo = sorted(dict.fromkeys(roots), key=prog.digests.__getitem__)
+        self.seed = prog.digest(todo, self.user_seed, repr(self.domain))
 
         # ---- stage 2: exact
         fraction = EXACT_BUDGET_FRACTION
         if rel is None and all(_modular_ok(prog, r) for r in todo):
             fraction = EXACT_BUDGET_FRACTION_MODULAR
         exact_deadline = min(self.deadline, time.monotonic() + fraction * self.budget)
-        main = threading.current_thread() is threading.main_thread()
-        limit = EXACT_MAX_NODES if main else EXACT_MAX_NODES_THREAD
+        limit = EXACT_MAX_NODES
         proven = set()
         if len(prog) > limit:
             self.exact_note = f"the exact stage was skipped ({len(prog)} distinct subexpressions > {limit})"
@@ -908,6 +928,9 @@ class _PointRunner:
                 break
             if undecided is None:
                 if candidate is not None and self._shrank(candidate, pv):
+                    off_branch = self.off_branch(base, candidate)
+                    if off_branch:
+                        return _PointOutcome("skip", off_branch)
                     return _PointOutcome("zero", dps=candidate.dps, pv=candidate, j=j)
                 candidate = pv  # look again at twice the digits
             else:
@@ -926,14 +949,44 @@ class _PointRunner:
             start = pv.state
             d *= 2
 
+    def off_branch(self, base, pv):
+        """Why the solution of the relations in ``pv`` cannot be used (None when it can).
+
+        It must be the one on the branch that starts at the guess as the step sizes go to 0:
+        Newton's method from a guess may converge to another root of the equations, where the
+        implicit map is another function (a zero or a counterexample there says nothing).
+        """
+        if self.problem.rel is None or pv.state is None:
+            return None
+        try:
+            continued = self.problem.continued_solution(base, pv.dps)
+        except (BadPoint, ArithmeticError, ValueError, TypeError) as exc:
+            return f"the solution branch cannot be followed to this point ({exc})"
+        if continued is None:
+            return None
+        ctx = context(pv.dps)
+        gap = max(abs(a - b) / (1 + abs(b)) for a, b in zip(pv.state, continued))
+        if gap and ctx.mag(gap) > -ctx.prec // 2:
+            return "Newton's method found a solution on another branch of the relations"
+        return None
+
     def _shrank(self, low, high) -> bool:
         """Between two precisions every root's error bound fell with the digits."""
         drop = 0.4 * context(low.dps).prec
         return all(high.errs[r] == -math.inf or high.errs[r] <= low.errs[r] - drop for r in self.roots)
 
     def confirm(self, base, pv, r, j):
-        """Re-evaluate at twice the digits: the value must agree within the error bounds."""
+        """Re-evaluate at twice the digits: the value must agree within the error bounds.
+
+        With relations, the solution must also be the one on the branch that starts at the
+        guess as the step sizes go to 0 (Newton's method from a guess may converge to another
+        root of the equations, where the implicit map is another function): it is followed
+        there by continuation, and the point is skipped when it lies elsewhere.
+        """
         d2 = 2 * pv.dps
+        off_branch = self.off_branch(base, pv)
+        if off_branch:
+            return _PointOutcome("skip", off_branch)
         try:
             pv2 = self.problem.evaluate(base, d2, j, pv.state)
         except (BadPoint, ArithmeticError, ValueError, TypeError, Unevaluable) as exc:
@@ -1026,7 +1079,7 @@ def _point_text(point, limit=240) -> str:
         parts.append(f"{k} = {v}")
     text = ", ".join(parts) or "every point (no symbol is involved)"
     if len(text) > limit:
-        text = text[: limit - 25].rsplit(", ", 1)[0] + ", ... (all of it in .point)"
+        text = text[: limit - 25].rsplit(", ", 1)[0] + ", ... (every coordinate in the decision's point)"
     return text
 
 
@@ -1092,7 +1145,7 @@ def decide_jacobian_singular(relation, *, budget=10.0, dps=50, points=3, seed=0,
     >>> decide_jacobian_singular(Relation([u + v - x, 2*u + 2*v - 2*x], [u, v])).is_zero
     True
     """
-    _check_parameters(budget, dps, points)
+    _check_parameters(budget, dps, points, seed)
     if not isinstance(relation, Relation):
         raise ExpressionError(f"decide_jacobian_singular expects a Relation, got {type(relation).__name__}")
     domain = _as_domain(domain)

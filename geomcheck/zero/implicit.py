@@ -41,6 +41,11 @@ CONTINUATION_STEPS = (Fraction(1, 16), Fraction(1, 8), Fraction(1, 4), Fraction(
                       Fraction(5, 8), Fraction(3, 4), Fraction(7, 8), Fraction(1))
 
 
+#: steps of the continuation that checks, before a counterexample is reported, that the
+#: solution used lies on the branch that starts at the guess (and twice as many)
+CONTINUATION_CHECK_STEPS = 8
+
+
 class PreparedRelations:
     """The relations of one decision in jet form, merged, with their Jacobian and guesses."""
 
@@ -350,6 +355,36 @@ class NumericProblem:
             start = self._guess(ctx, sv) if state is None else state
             state = self._newton(ctx, sv, start)
         return state
+
+    def continued_solution(self, base, dps, fine=CONTINUATION_CHECK_STEPS):
+        """The solution at ``base`` on the branch that starts at the guess as the small symbols
+        (the step sizes) go to 0: followed along ``fine`` equal steps and again along twice as
+        many, which must end at the same solution (else a fold or a near-crossing of branches
+        lies on the way).  None when the relations have no small symbol (no branch to follow).
+
+        Raises
+        ------
+        BadPoint
+            Newton's method fails on the way, or the two ladders end on different solutions.
+        """
+        ctx = context(dps)
+        symv = self.symvals(ctx, base)
+        small_nodes = [self.prog.symbols[s] for s in self.rel.small if s in self.prog.symbols]
+        if not small_nodes:
+            return None
+        ends = []
+        for n in (fine, 2 * fine):
+            state = None
+            for k in range(1, n + 1):
+                sv = dict(symv)
+                for node in small_nodes:
+                    sv[node] = symv[node] * k / n
+                state = self._newton(ctx, sv, self._guess(ctx, sv) if state is None else state)
+            ends.append(state)
+        gap = max(abs(a - b) / (1 + abs(a)) for a, b in zip(*ends))
+        if gap and ctx.mag(gap) > -ctx.prec // 3:
+            raise BadPoint("the branch of solutions cannot be followed from small step sizes to this point")
+        return ends[1]
 
     def _newton(self, ctx, symv, start):
         """Solve the relations for the unknowns at the precision of ``ctx``."""

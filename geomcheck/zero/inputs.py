@@ -26,7 +26,8 @@ def as_expr(e, what="expression"):
             raise ExpressionError(f"{what} {e!r} (of type {type(e).__name__}) is not a sympy expression") from None
     if isinstance(x, MatrixBase) or getattr(x, "is_Matrix", False):
         raise ExpressionError(f"{what} {x!r} is a matrix; zero testing takes scalar expressions (pass its entries)")
-    if not isinstance(x, sympy.Expr):
+    # a Lambda is a function, not a value (sympy's assumption queries on it raise IndexError)
+    if not isinstance(x, sympy.Expr) or isinstance(x, sympy.Lambda):
         raise ExpressionError(f"{what} {x!r} (a {type(x).__name__}) is not a scalar sympy expression")
     if x.is_commutative is False:
         raise ExpressionError(
@@ -55,6 +56,13 @@ def as_relations(relations):
         return ()
     if isinstance(relations, Relation):
         relations = (relations,)
+    try:
+        if isinstance(relations, (str, bytes)):
+            raise TypeError
+        relations = list(relations)
+    except TypeError:  # a number, None-like object or string where a sequence of relations was expected
+        raise ExpressionError(f"relations must be a Relation or a sequence of Relation objects, got"
+                              f" {type(relations).__name__} {relations!r}") from None
     out = []
     for r in relations:
         if not isinstance(r, Relation):

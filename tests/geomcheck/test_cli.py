@@ -52,6 +52,75 @@ def test_demo_writes_a_latex_file(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo.tex"]
 
 
+@pytest.mark.parametrize("umask", [0o022, 0o077])
+def test_a_latex_file_gets_the_mode_of_the_users_umask(tmp_path, umask):
+    from geomcheck.cli import main
+
+    old = os.umask(umask)
+    try:
+        assert main(["demo", "--latex", str(tmp_path / "demo.tex")]) == 0
+    finally:
+        os.umask(old)
+    assert (tmp_path / "demo.tex").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_version_and_help_name_the_schemes_and_systems():
+    import integrators as ig
+
+    r = subprocess.run([sys.executable, "-m", "geomcheck", "--version"], cwd=ROOT, capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "geomcheck 0.1.0"
+    r = run_cli("--help")
+    words = set(r.stdout.replace(",", " ").split())
+    assert r.returncode == 0 and set(ig.list_schemes()) <= words and set(ig.list_example_systems()) <= words
+
+
+def test_cases_run_prints_verdicts_in_words_and_numbers_rounded(tmp_path, monkeypatch, capsys):
+    import casestudies
+    from casestudies._core import CaseResult, Finding, check_below, check_true
+    from geomcheck.cli import main
+
+    def fake_run(name, profile, out=None):
+        r = CaseResult(name, "A fake case", "nobody 2020", profile, None)
+        r.checks += [check_below("error", 1.23456789e-9, 1e-8, "Fig. 1"),
+                     check_true("a property", False, "holds", False, "Thm. 1")]
+        r.findings.append(Finding("damage", "eq. (3)", "as read in our copy the sign is lost", "tests/x.py::test_z"))
+        return r
+
+    monkeypatch.setattr(casestudies, "run", fake_run)
+    assert main(["cases", "run", "guo-del-schemes"]) == 1
+    out = capsys.readouterr().out
+    assert "measured 1.235e-09, expected <= 1e-08" in out and "measured fails, expected holds" in out
+    assert "False" not in out and "[damage in our converted copy] eq. (3): as read in our copy" in out
+
+
+def test_an_empty_latex_name_is_bad_input(capsys):
+    from geomcheck.cli import main
+
+    assert main(["demo", "--latex", ""]) == 2
+    assert "an empty file name" in capsys.readouterr().err
+
+
+def test_cases_run_writes_figures_into_out(tmp_path, monkeypatch, capsys):
+    import casestudies
+    from casestudies._core import CaseResult, check_below
+    from geomcheck.cli import main
+
+    def fake_run(name, profile, out=None):
+        r = CaseResult(name, "A fake case", "nobody 2020", profile, None)
+        r.checks.append(check_below("error", 1e-9, 1e-8, "Fig. 1"))
+        r.figures.append(os.path.join(out, "fig.png"))
+        return r
+
+    monkeypatch.setattr(casestudies, "run", fake_run)
+    assert main(["cases", "run", "guo-del-schemes", "--out", str(tmp_path / "figs")]) == 0
+    assert str(tmp_path / "figs" / "fig.png") in capsys.readouterr().out
+    (tmp_path / "file").write_text("x")
+    for bad, why in ((str(tmp_path / "file"), "is not a directory"), ("", "an empty path")):
+        assert main(["cases", "run", "guo-del-schemes", "--out", bad]) == 2
+        assert why in capsys.readouterr().err
+
+
 def test_demo_latex_into_a_missing_directory(tmp_path):
     target = tmp_path / "no" / "such" / "dir" / "demo.tex"
     r = run_cli("demo", "--latex", str(target))

@@ -251,3 +251,67 @@ def test_typesetting_and_size_decisions_never_call_count_ops(monkeypatch):
     from geomcheck.latex import summarize
 
     assert "nodes" in summarize(_shared_tower(30))
+
+
+def test_geomcheck_latex_is_the_module_and_callable():
+    import sympy
+
+    import geomcheck as gc
+    import geomcheck.latex as L
+
+    x = sympy.Symbol("x")
+    assert L is gc.latex and hasattr(L, "fit_to_width") and hasattr(L, "Derivation")
+    assert gc.latex(x**2) == L(x**2) == L.latex(x**2) == "x^{2}"
+
+
+def test_fit_to_width_breaks_sums_names_wide_terms_and_keeps_narrow_lines():
+    import sympy
+
+    from geomcheck.latex import LINE_CHARS, fit_to_width, latex, math_width
+
+    x, y = sympy.symbols("x y")
+    narrow = r"\begin{align*}R &= x + 1\end{align*}"
+    assert fit_to_width(narrow) == narrow
+    wide_sum = r"\begin{align*}R &= " + latex(sum(x**k * y for k in range(80))) + r"\end{align*}"
+    fitted = fit_to_width(wide_sum)
+    rows = fitted[len(r"\begin{align*}"):-len(r"\end{align*}")].split(r"\\")
+    assert len(rows) > 3 and rows[0].startswith("R &=") and all(math_width(r) <= LINE_CHARS for r in rows)
+    assert "too wide" not in fitted       # a sum of short terms is broken, nothing is dropped
+    nested = x
+    for k in range(40):
+        nested = 1 / (1 + nested * (k + y))
+    one_term = r"\begin{align*}R &= " + latex(nested) + r"\end{align*}"
+    assert math_width(one_term) > LINE_CHARS
+    assert "too wide: " in fit_to_width(one_term)
+    inline = "where $" + latex(sum(x**k for k in range(90))) + "$ holds"
+    assert "too wide: " in fit_to_width(inline) and fit_to_width("where $x$ holds") == \
+        "where $x$ holds"
+    medium = "where $" + latex(sum(x**k for k in range(9))) + "$ holds"
+    assert fit_to_width(medium).startswith(r"where \[") and "too wide" not in fit_to_width(medium)
+    heading = r"\paragraph{The map $" + latex(sum(x**k for k in range(9))) + "$}"
+    assert fit_to_width(heading) == heading
+
+
+def test_fit_to_width_keeps_nested_alignments_balanced_and_within_the_margins(tmp_path):
+    import pytest
+    import sympy
+
+    from geomcheck.latex import compile_pdf, fit_to_width, latex, pdflatex_available
+    from geomcheck.report import overfull_widths
+    from geomcheck.report_tex import PREAMBLE
+
+    if not pdflatex_available():
+        pytest.skip("pdflatex is not installed")
+    q, p, h = sympy.symbols("q p h")
+    V = sympy.Function("V")
+    wide = q
+    for _ in range(6):
+        wide = h * (p - h / 2 * sympy.Subs(V(q).diff(q), q, wide) * sympy.exp(-h * wide / 2)) + q
+    # a map's components (aligned inside align*), one of them far too wide; rows ending in "&= 0"
+    maps = r"\begin{align*}\begin{aligned}q &\mapsto " + latex(wide) + r" \\ t &\mapsto t + h\end{aligned}\end{align*}"
+    eqs = r"\begin{align*}\begin{aligned}" + latex(sympy.expand(wide**2)) + r" &= 0 \\ p - q &= 0\end{aligned}\end{align*}"
+    fitted = fit_to_width(maps + "\n" + eqs)
+    assert fitted.count(r"\begin{aligned}") == fitted.count(r"\end{aligned}") == 2
+    log = tmp_path / "doc.log"
+    compile_pdf(PREAMBLE + "\\begin{document}\n" + fitted + "\n\\end{document}\n", tmp_path / "doc.pdf", log=log)
+    assert max(overfull_widths(log.read_text(encoding="latin-1")), default=0.0) <= 20

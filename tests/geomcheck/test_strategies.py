@@ -283,3 +283,30 @@ def test_vector_fields_dispatch_to_graded(X):
 def test_odd_vector_fields_rejects_even_degree():
     with pytest.raises(InvalidArgument):
         gst.odd_vector_fields(gc.Chart("x xi", degrees=[0, 1]), degree=2)
+
+
+def test_types_have_registered_strategies():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    import geomcheck as gc
+    import geomcheck.strategies  # noqa: F401  (registers them)
+
+    @settings(max_examples=5, deadline=None, database=None)
+    @given(st.from_type(gc.Chart), st.from_type(gc.Form), st.from_type(gc.VectorField))
+    def check(chart, form, field):
+        assert isinstance(chart, gc.Chart) and isinstance(form, gc.Form) and isinstance(field, gc.VectorField)
+        assert gc.d(gc.d(form)).is_zero() is True
+
+    check()
+
+
+def test_without_hypothesis_the_import_says_which_extra_to_install():
+    import subprocess
+    import sys
+
+    code = "\n".join(["import sys", "sys.modules['hypothesis'] = None", "try:", "    import geomcheck.strategies",
+                      "except Exception as e:", "    print(type(e).__name__, e)"])
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         cwd=str(__import__('pathlib').Path(__file__).resolve().parents[2])).stdout
+    assert out.startswith("MissingDependencyError") and "pip install 'geomcheck[test]'" in out

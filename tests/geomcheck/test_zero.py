@@ -433,6 +433,36 @@ def test_tiny_budget_gives_unknown_quickly():
     assert decide_zero(big, budget=30).is_zero is True
 
 
+def test_the_budget_holds_in_a_thread_and_gives_the_same_verdict():
+    ys = sp.symbols("y0:3001")
+    A = sp.Add(*[sp.Rational(i + 1, 7) * sp.sin(ys[i]) * ys[i + 1] ** 2 for i in range(3000)])
+    big = sp.sin(A, evaluate=False) ** 2 + sp.cos(A, evaluate=False) ** 2 - 1
+    out = {}
+
+    def work():
+        start = time.perf_counter()
+        out["d"] = decide_zero(big, budget=0.25)
+        out["seconds"] = time.perf_counter() - start
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join(60)
+    assert out["seconds"] < 2 * 0.25 + 1.0   # within 2x (and the clock checks' granularity)
+    assert (out["d"].is_zero, out["d"].stage) == (None, "unknown") == (decide_zero(big, budget=0.25).is_zero, "unknown")
+
+
+def test_a_deadline_between_the_stages_is_an_unknown_not_an_escape(monkeypatch):
+    from geomcheck.zero import program
+    from geomcheck.zero.budget import Interrupted
+
+    def out_of_time(self, roots):
+        raise Interrupted
+
+    monkeypatch.setattr(program.Program, "reachable", out_of_time)
+    d = decide_zero(sp.sin(x) ** 2 + sp.cos(x) ** 2 - 1 + x * sp.Symbol("fresh_between_stages"), budget=5)
+    assert (d.is_zero, d.stage) == (None, "unknown") and "budget" in d.method
+
+
 def test_unknowns_are_not_cached():
     e = sp.sin(x) ** 2 + sp.cos(x) ** 2 - 1 + sp.Mul(*[(z + i) for i in range(3)]) * 0
     d = decide_zero(e, budget=10)
@@ -512,3 +542,45 @@ def test_zero_decision_fields():
     d = ZeroDecision(None, "unknown", "unknown: test")
     assert d.point is None and d.value is None and d.index is None
     assert str(d) == "unknown: test"
+
+
+def test_the_alarm_is_not_lost_in_a_garbage_collection_callback():
+    """An exception raised in a gc callback is printed and dropped by Python; the alarm waits it out."""
+    import gc
+
+    from geomcheck.zero.budget import Alarm, Interrupted
+
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGALRM) not in (signal.SIG_DFL, signal.SIG_IGN, None):
+        pytest.skip("needs SIGALRM in the main thread, unclaimed")
+    seen = []
+
+    def slow_callback(phase, info):
+        if phase == "start":
+            deadline = time.monotonic() + 0.05
+            while time.monotonic() < deadline:   # the alarm fires in here
+                pass
+            seen.append(phase)
+
+    gc.callbacks.append(slow_callback)
+    try:
+        with pytest.raises(Interrupted):
+            with Alarm(time.monotonic() + 0.01):
+                gc.collect()                      # the alarm meets the callback ...
+                end = time.monotonic() + 5
+                while time.monotonic() < end:     # ... and interrupts here instead of being lost
+                    pass
+    finally:
+        gc.callbacks.remove(slow_callback)
+    assert seen
+
+
+def test_the_points_do_not_depend_on_the_order_of_the_entries():
+    """A form's components can arrive in a process-dependent order (set iteration): the drawn
+    points, and so the counterexample reported, must not follow it."""
+    y = sp.Symbol("y")
+    a = sp.sin(x) * y + x**3 - sp.Rational(1, 3)
+    b = sp.cos(x + y) ** 2 + sp.sin(x + y) ** 2 - 1 + y / 7
+    first, second = decide_all_zero([a, b]), decide_all_zero([b, a])
+    assert first.is_zero is False and second.is_zero is False
+    assert first.point == second.point and first.value == second.value

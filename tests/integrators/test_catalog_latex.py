@@ -18,3 +18,13 @@ def test_all_catalog_certificates_compile_in_one_document(tmp_path):
     assert len(parts) >= 30
     pdf = compile_pdf(document("\n".join(parts)), tmp_path / "catalog.pdf")
     assert pdf.read_bytes().startswith(b"%PDF")
+    # the report's page: every derivation fitted to the line, balanced, and within the margins
+    from geomcheck.latex import fit_to_width
+    from geomcheck.report import overfull_widths
+    from geomcheck.report_tex import PREAMBLE
+
+    log = tmp_path / "fitted.log"
+    source = PREAMBLE + "\\begin{document}\n" + "\n".join(fit_to_width(p) for p in parts) + "\n\\end{document}\n"
+    compile_pdf(source, tmp_path / "fitted.pdf", log=log)
+    widths = overfull_widths(log.read_text(encoding="latin-1"))
+    assert max(widths, default=0.0) <= 20, sorted(widths)[-5:]

@@ -1,6 +1,7 @@
 """The compiled path (integrators.compiled) equals the numpy path; its fallback is never silent."""
 
 import os
+import shutil
 import warnings
 
 import numpy as np
@@ -124,9 +125,89 @@ def test_library_is_cached_per_source(tmp_path, monkeypatch):
     stamp = os.stat(first.library).st_mtime_ns
     second = compiled.CompiledStep(phi, [h])
     assert second.library == first.library and os.stat(first.library).st_mtime_ns == stamp
-    assert [f for f in os.listdir(tmp_path) if not f.endswith(".so")] == []       # no temp files left
+    # the library and its checksum, no temporary file left
+    assert sorted(os.listdir(tmp_path)) == sorted([os.path.basename(first.library), os.path.basename(first.library)
+                                                   + ".sha256"])
     out = first.run([0.5], [1.0, 0.0], steps=2, save_every=1)
     assert out.tolist() == [[1.0, 0.0], [1.0, -0.5], [0.75, -1.0]]
+
+
+def _euler_map(power=3):
+    import geomcheck as gc
+
+    chart = gc.Chart("a b")
+    a, b = chart.coords
+    h = sympy.Symbol("h")
+    return gc.Map(chart, chart, [a + h * b, b - h * a**power]), h
+
+
+def _fresh_process_cache(monkeypatch, directory):
+    monkeypatch.setenv("GEOMCHECK_CACHE_DIR", str(directory))
+    monkeypatch.setattr(compiled, "_LIBRARIES", {})
+    monkeypatch.setattr(compiled, "_PRIVATE_DIR", [])
+
+
+@needs_cc
+@pytest.mark.parametrize("damage", ["truncate", "foreign", "no-checksum"])
+def test_a_damaged_or_foreign_cached_library_is_rebuilt_not_loaded(damage, tmp_path, monkeypatch):
+    _fresh_process_cache(monkeypatch, tmp_path)
+    phi, h = _euler_map(3)
+    first = compiled.CompiledStep(phi, [h])
+    expected = first.run([0.5], [2.0, 0.0], steps=2).tolist()
+    if damage == "truncate":      # once a Bus error when loaded
+        with open(first.library, "r+b") as f:
+            f.truncate(100)
+    elif damage == "foreign":     # a valid library of another map under the same name: wrong numbers if loaded
+        other_phi, _ = _euler_map(5)
+        other = compiled.CompiledStep(other_phi, [h])
+        shutil.copyfile(other.library, first.library)
+        assert other.run([0.5], [2.0, 0.0], steps=2).tolist() != expected
+    else:
+        os.remove(first.library + ".sha256")
+    _fresh_process_cache(monkeypatch, tmp_path)   # a new process: nothing loaded yet
+    with pytest.warns(compiled.CompiledCacheWarning, match="does not match its checksum"):
+        again = compiled.CompiledStep(phi, [h])
+    assert again.run([0.5], [2.0, 0.0], steps=2).tolist() == expected
+
+
+@needs_cc
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
+def test_an_unwritable_cache_falls_back_to_a_private_directory(tmp_path, monkeypatch):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    try:
+        _fresh_process_cache(monkeypatch, ro / "cache")
+        phi, h = _euler_map(3)
+        with pytest.warns(compiled.CompiledCacheWarning, match="cannot be written"):
+            step = compiled.CompiledStep(phi, [h])
+        assert not str(step.library).startswith(str(ro))
+        assert step.run([0.5], [1.0, 0.0], steps=2).tolist() == [[1.0, 0.0], [1.0, -0.5], [0.75, -1.0]]
+    finally:
+        ro.chmod(0o700)
+
+
+@needs_cc
+def test_a_cache_on_a_regular_file_falls_back_too(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    _fresh_process_cache(monkeypatch, blocker / "cache")   # makedirs fails: not a directory
+    phi, h = _euler_map(3)
+    with pytest.warns(compiled.CompiledCacheWarning, match="cannot be written"):
+        step = compiled.CompiledStep(phi, [h])
+    assert step.run([0.5], [1.0, 0.0], steps=1).tolist() == [[1.0, 0.0], [1.0, -0.5]]
+
+
+@needs_cc
+def test_the_cache_is_trimmed_oldest_first(tmp_path, monkeypatch):
+    _fresh_process_cache(monkeypatch, tmp_path)
+    phi, h = _euler_map(3)
+    old = tmp_path / "gc_step_old.so"
+    old.write_bytes(b"x" * 4096)
+    os.utime(old, (1, 1))
+    monkeypatch.setattr(compiled, "CACHE_LIMIT_BYTES", 4096)
+    step = compiled.CompiledStep(phi, [h])
+    assert not old.exists() and os.path.exists(step.library)
 
 
 def test_c_source_shares_subexpressions_and_hoists_scalars():

@@ -3,6 +3,7 @@
 import contextlib
 import io
 import warnings
+import math
 
 import mpmath
 import numpy as np
@@ -346,3 +347,65 @@ def test_numpy_run_that_stays_finite_warns_nothing():
         warnings.simplefilter("error", NonFiniteStateWarning)
         sol = ig.integrate(SQRT, "stormer-verlet", np.array([Y0[0]], dtype=float), dt=0.1, steps=40)
     assert np.isfinite(sol.y).all()
+
+
+# a cubic potential: from q = 1.2 at rest the trajectory escapes to infinity in finite time
+_q, _p = sympy.symbols("q p")
+ESCAPE = ig.HamiltonianSystem(_p**2 / 2 - _q**3 / 3, _q, _p)
+
+
+def _escape_step():
+    """The first Stormer-Verlet step (h = 0.01) at which the state leaves the double range, in plain Python."""
+    q, p, h = 1.2, 0.0, 0.01
+    for n in range(1, 2001):
+        try:
+            p_half = p + h / 2 * q * q
+            q = q + h * p_half
+            p = p_half + h / 2 * q * q
+        except OverflowError:
+            return n
+        if not (math.isfinite(q) and math.isfinite(p)):
+            return n
+    return None
+
+
+@pytest.mark.parametrize("backend", ["numpy", "compiled", "mpmath"])
+def test_every_backend_reports_a_blow_up(backend):
+    blow = _escape_step()
+    assert blow is not None and blow < 2000
+    kw = dict(dps=20) if backend == "mpmath" else {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sol = ig.integrate(ESCAPE, "stormer-verlet", [1.2, 0.0], dt="0.01" if backend == "mpmath" else 0.01,
+                           steps=400, save_every=10, backend=backend, check_stability=False, **kw)
+    named = [w.message for w in caught if isinstance(w.message, NonFiniteStateWarning)]
+    assert len(named) == 1, [str(w.message) for w in caught]
+    w = named[0]
+    first = next(n for n in range(0, 401, 10) if n >= blow)
+    # mpmath does not overflow: it is caught when it passes the double range, at most a saved step later
+    assert w.trajectories == [0] and w.first_seen[0] in (first, first + 10) and "trajectory 0" in str(w)
+    assert sol.y.shape == (41, 2)
+
+
+@pytest.mark.parametrize("system", [ig.HamiltonianSystem(_p**2 / 2 + _q**2 / 2, _q, _p),
+                                    ig.HamiltonianSystem(_p**2 / 2 - sympy.cos(_q), _q, _p)], ids=["linear", "pendulum"])
+@pytest.mark.parametrize("options, message", [
+    (dict(tol=-1), "tol must be a positive finite real number"), (dict(tol=0), "tol must be a positive"),
+    (dict(tol="a"), "tol must be a positive"), (dict(tol=float("nan")), "tol must be a positive"),
+    (dict(tol=1j), "tol must be a positive"), (dict(max_iter=0), "max_iter must be an integer >= 1"),
+    (dict(max_iter=2.5), "max_iter must be an integer >= 1"), (dict(max_iter=True), "max_iter must be an integer"),
+])
+def test_newton_options_are_checked_on_every_path(system, options, message):
+    # the linear system takes the factored path (no Newton), the pendulum Newton's: both refuse alike
+    with pytest.raises(GeomcheckError, match=message):
+        ig.integrate(system, "implicit-midpoint", [1.0, 0.0], dt=0.1, steps=3, **options)
+
+
+def test_a_valid_tolerance_is_taken_as_a_number_or_a_string():
+    pendulum = ig.HamiltonianSystem(_p**2 / 2 - sympy.cos(_q), _q, _p)
+    a = ig.integrate(pendulum, "implicit-midpoint", [1.0, 0.0], dt=0.1, steps=3, tol=1e-12)
+    b = ig.integrate(pendulum, "implicit-midpoint", [1.0, 0.0], dt=0.1, steps=3, tol="1e-12")
+    assert np.array_equal(a.y, b.y)
+    c = ig.integrate(pendulum, "implicit-midpoint", [1.0, 0.0], dt="0.1", steps=3, backend="mpmath", dps=40,
+                     tol="1e-35")
+    assert abs(float(c.y[-1][0]) - a.y[-1][0]) < 1e-11

@@ -85,3 +85,15 @@ def test_systems_compare_by_definition():
     b = ig.HamiltonianSystem(p**2 / 2 + q**2 / 2, q, p)
     assert a == b and hash(a) == hash(b)
     assert a != ig.HamiltonianSystem(p**2 / 2 + q**4 / 4, q, p)
+
+
+def test_is_separable_looks_only_at_the_terms_that_mix():
+    q, p = sp.symbols("q p")
+    # the mixing terms cancel only together: H = p^2/2 + q^2 in disguise
+    assert ig.HamiltonianSystem((p + q)**2 - (p - q)**2 - 4 * p * q + p**2 / 2 + q**2, q, p).is_separable is True
+    assert ig.HamiltonianSystem((p + q)**2 + p**2 / 2, q, p).is_separable is False
+    n = 200   # a chain: no term mixes, so no n^2 derivatives are taken
+    qs, ps = sp.symbols(f"q0:{n}"), sp.symbols(f"p0:{n}")
+    chain = sum(pi**2 / 2 for pi in ps) + sum(sp.cos(qs[i] - qs[i + 1]) for i in range(n - 1))
+    assert ig.HamiltonianSystem(chain, qs, ps).is_separable is True
+    assert ig.HamiltonianSystem(chain + qs[3] * ps[7], qs, ps).is_separable is False

@@ -4,7 +4,7 @@ Every law is checked as "this difference is zero" with geomcheck's own zero test
 asserted ``is True``: an undecided answer (None) fails as loudly as a False.  The
 coefficients mix polynomials, transcendental functions and undefined functions (see
 ``geomcheck.strategies.coefficients``).  Run more examples with
-``--hypothesis-profile=thorough`` (tests/conftest.py).
+``GEOMCHECK_HYPOTHESIS_PROFILE=thorough python -m pytest`` (tests/conftest.py).
 """
 
 import sympy as sp

@@ -160,3 +160,28 @@ def test_bad_input():
         gc.certify_symplectic("not a map", w)
     with pytest.raises(GeomcheckError):
         gc.certify_contact(gc.Map(M, M, [q, p]), M.d(q))
+
+
+@pytest.mark.parametrize("symplectic", [True, False])
+def test_certificate_json_round_trip(symplectic):
+    import json
+
+    from geomcheck.certify.certificate import Certificate
+    from geomcheck.errors import InvalidArgumentError
+
+    M = gc.Chart("q p")
+    q, p = M.coords
+    h = sp.Symbol("h")
+    phi = gc.Map(M, M, [q + h * p, p - h * sp.sin(q)] if not symplectic else [q + h * p, p])
+    c = gc.certify_symplectic(phi, M.d(q) ^ M.d(p))
+    assert c.holds is symplectic
+    back = Certificate.from_json(c.to_json())
+    assert (back.claim, back.holds, back.method, back.stage) == (c.claim, c.holds, c.method, c.stage)
+    assert back.soundness == c.soundness and back.derivation.steps == c.derivation.steps
+    assert json.loads(back.to_json()) == json.loads(c.to_json())
+    if not symplectic:
+        assert back.counterexample and set(back.counterexample) == {str(k) for k in c.counterexample}
+    for bad in ("[1, 2]", "{", '{"claim": "x"}', '{"claim": "x", "holds": "maybe", "method": "", "stage": "",'
+                                                  ' "derivation": []}'):
+        with pytest.raises(InvalidArgumentError, match="certificate"):
+            Certificate.from_json(bad)
