@@ -21,7 +21,7 @@ from typing import Mapping
 import sympy
 
 import geomcheck as gc
-from geomcheck.algebra import require_finite
+from geomcheck.algebra import find_node, require_finite
 from geomcheck.errors import ExpressionError
 
 from .errors import SystemDefinitionError
@@ -76,16 +76,7 @@ def _expression(H, owner):
 
 
 def _has_imaginary_unit(e) -> bool:
-    seen, stack = set(), [e]
-    while stack:
-        node = stack.pop()
-        if node is sympy.I or (node.is_Number and node.is_real is False):
-            return True
-        for arg in node.args:
-            if id(arg) not in seen:
-                seen.add(id(arg))
-                stack.append(arg)
-    return False
+    return find_node(e, lambda node: node is sympy.I or (node.is_Number and node.is_real is False)) is not None
 
 
 def _parameters(e, coords, time, given, owner):

@@ -51,6 +51,7 @@ from math import factorial
 import sympy
 from sympy.core.function import AppliedUndef, Derivative, Subs
 
+from ..algebra import find_node
 from ..calculus import diff
 from ..errors import ChartMismatchError, ExpressionError, GeomcheckError, InvalidArgumentError, MapError
 from ..fields import VectorField
@@ -222,21 +223,8 @@ def _taylor(phi, h, order, clock) -> list:
 
 
 def _dag_has(e, types) -> bool:
-    """Whether some subexpression of ``e`` is an instance of ``types``, each shared one looked at once.
-
-    ``Basic.has`` walks the tree, which for a composition of a dozen steps is millions of
-    nodes on a DAG of a few hundred.
-    """
-    seen, stack = set(), [e]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, types):
-            return True
-        for a in node.args:
-            if id(a) not in seen:
-                seen.add(id(a))
-                stack.append(a)
-    return False
+    """Whether some subexpression of ``e`` is an instance of ``types`` (each shared one looked at once)."""
+    return find_node(e, lambda node: isinstance(node, types)) is not None
 
 
 _NON_FINITE = (sympy.core.numbers.NaN, sympy.core.numbers.ComplexInfinity, sympy.core.numbers.Infinity,
