@@ -873,6 +873,29 @@ class _PointOutcome(_Verdict):
         self.j = j
 
 
+def off_branch(problem, base, pv):
+    """Why the solution of the relations in ``pv`` cannot be used at ``base`` (None when it can).
+
+    It must be the one on the branch that starts at the guess as the step sizes go to 0:
+    Newton's method from a guess may converge to another root of the equations, where the
+    implicit map is another function (a zero, a counterexample or a singular Jacobian there
+    says nothing about the map).
+    """
+    if problem.rel is None or pv.state is None:
+        return None
+    try:
+        continued = problem.continued_solution(base, pv.dps)
+    except (BadPoint, ArithmeticError, ValueError, TypeError) as exc:
+        return f"the solution branch cannot be followed to this point ({exc})"
+    if continued is None:
+        return None
+    ctx = context(pv.dps)
+    gap = max(abs(a - b) / (1 + abs(b)) for a, b in zip(pv.state, continued))
+    if gap and ctx.mag(gap) > -ctx.prec // 2:
+        return "Newton's method found a solution on another branch of the relations"
+    return None
+
+
 class _PointRunner:
     """Evaluates the roots at one point, raising the precision where the values need it."""
 
@@ -950,25 +973,8 @@ class _PointRunner:
             d *= 2
 
     def off_branch(self, base, pv):
-        """Why the solution of the relations in ``pv`` cannot be used (None when it can).
-
-        It must be the one on the branch that starts at the guess as the step sizes go to 0:
-        Newton's method from a guess may converge to another root of the equations, where the
-        implicit map is another function (a zero or a counterexample there says nothing).
-        """
-        if self.problem.rel is None or pv.state is None:
-            return None
-        try:
-            continued = self.problem.continued_solution(base, pv.dps)
-        except (BadPoint, ArithmeticError, ValueError, TypeError) as exc:
-            return f"the solution branch cannot be followed to this point ({exc})"
-        if continued is None:
-            return None
-        ctx = context(pv.dps)
-        gap = max(abs(a - b) / (1 + abs(b)) for a, b in zip(pv.state, continued))
-        if gap and ctx.mag(gap) > -ctx.prec // 2:
-            return "Newton's method found a solution on another branch of the relations"
-        return None
+        """Why the solution of the relations in ``pv`` cannot be used (None when it can)."""
+        return off_branch(self.problem, base, pv)
 
     def _shrank(self, low, high) -> bool:
         """Between two precisions every root's error bound fell with the digits."""
@@ -1189,6 +1195,9 @@ def decide_jacobian_singular(relation, *, budget=10.0, dps=50, points=3, seed=0,
                 ctx = context(dps)
                 try:
                     pv = problem.evaluate(base, dps, j, order=[])
+                    if off_branch(problem, base, pv):
+                        failures += 1
+                        continue
                     symv = problem.symvals(ctx, base)
                     symv.update(zip(problem.unknown_nodes, pv.state))
                     det, small_det = det_at(ctx, symv)
