@@ -33,6 +33,8 @@ import sympy
 from sympy.core.function import AppliedUndef, Derivative, Subs
 from sympy.core.sorting import default_sort_key
 
+from .caches import register
+
 __all__ = ["diff", "canonical_derivatives", "canonical_form", "canonical_forms", "free_coordinates", "symbols_of"]
 
 # The memo is keyed on (expression, symbol).  Entries are small sympy trees shared with
@@ -454,3 +456,8 @@ def clear_caches():
     """Forget the differentiation and free-symbol memos."""
     for memo in (symbols_of, _diff_cached, _free_coordinates_cached, _needs_jets, _has_jets):
         memo.cache_clear()
+
+
+register("geomcheck.calculus", clear_caches,
+         lambda: sum(m.cache_info().currsize
+                     for m in (symbols_of, _diff_cached, _free_coordinates_cached, _needs_jets, _has_jets)))

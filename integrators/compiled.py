@@ -56,6 +56,7 @@ import numpy as np
 import sympy
 from sympy.printing.c import C99CodePrinter
 
+from geomcheck.caches import Memo
 import geomcheck as gc
 from geomcheck.errors import InvalidArgumentError
 
@@ -319,7 +320,7 @@ def cache_dir() -> str:
 #: the on-disk cache is trimmed (oldest first) to 80 % of this when a build makes it larger
 CACHE_LIMIT_BYTES = int(float(os.environ.get("GEOMCHECK_CACHE_MAX_MB", "200")) * 2**20)
 
-_LIBRARIES: dict = {}
+_LIBRARIES = Memo("integrators.compiled.libraries", 256)
 _COMPILER_IDS: dict = {}
 _PRIVATE_DIR: list = []
 
@@ -465,7 +466,7 @@ def _load_library(target: str, data: bytes):
     dp = ctypes.POINTER(ctypes.c_double)
     fn.argtypes = [dp, ctypes.c_double, dp, ctypes.c_long, ctypes.c_long, dp, ctypes.c_long]
     fn.restype = ctypes.c_int
-    _LIBRARIES[target] = lib
+    _LIBRARIES.put(target, lib)
     return lib
 
 
@@ -575,7 +576,7 @@ class CompiledStages(CompiledStep):
             self.n_values = saved_n_values
 
 
-_STEPS: dict = {}
+_STEPS = Memo("integrators.compiled.steps", 128)
 
 
 def compile_step(phi, parameters, time=None) -> CompiledStep:
@@ -593,7 +594,7 @@ def compile_step(phi, parameters, time=None) -> CompiledStep:
     if hit is not None and hit.phi is phi:
         return hit
     step = CompiledStep(phi, parameters, time)
-    _STEPS[key] = step
+    _STEPS.put(key, step)
     return step
 
 
@@ -604,7 +605,7 @@ def compile_stages(stages, parameters, time=None) -> CompiledStages:
     if hit is not None and all(a.map is b.map for a, b in zip(hit.stages, stages)):
         return hit
     step = CompiledStages(stages, parameters, time)
-    _STEPS[key] = step
+    _STEPS.put(key, step)
     return step
 
 

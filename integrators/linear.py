@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy
 
+from geomcheck.caches import Memo
 from geomcheck import Map
 from geomcheck.errors import ExpressionError, InvalidArgumentError, ShapeError
 
@@ -54,7 +55,7 @@ def _linear_term(term, coords) -> bool:
     return degree == 1
 
 
-_CHECKED: dict = {}
+_CHECKED = Memo("integrators.linear.checked", 1024)
 
 
 def is_linear_map(phi) -> bool:
@@ -75,7 +76,7 @@ def is_linear_map(phi) -> bool:
         return hit[1]
     coords = frozenset(phi.source.coords)
     result = all(_linear_term(t, coords) for e in phi.exprs for t in sympy.Add.make_args(sympy.expand(e)) if t != 0)
-    _CHECKED[id(phi)] = (phi, result)      # maps are immutable; the entry keeps phi alive
+    _CHECKED.put(id(phi), (phi, result))   # maps are immutable; the entry keeps phi alive
     return result
 
 

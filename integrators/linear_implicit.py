@@ -36,11 +36,11 @@ True
 
 from __future__ import annotations
 
-from collections import OrderedDict
 
 import numpy as np
 import sympy
 
+from geomcheck.caches import Memo
 import geomcheck as gc
 from geomcheck.errors import InvalidArgumentError
 
@@ -173,8 +173,7 @@ class BoundLinearStep:
         return Y + np.einsum("bj,ij->bi", Y, self.K)
 
 
-_CACHE: OrderedDict = OrderedDict()
-_CACHE_SIZE = 32
+_CACHE = Memo("integrators.linear_implicit.steps", 32)
 
 
 def linear_implicit_step(phi, parameters=None):
@@ -211,7 +210,5 @@ def linear_implicit_step(phi, parameters=None):
         A = {(i, k - n): c for i, r in enumerate(rows) for k, c in r.items() if k >= n}
         B = {(i, k): c for i, r in enumerate(rows) for k, c in r.items() if k < n}
         result = LinearImplicitStep(phi, parameters, A, B)
-    _CACHE[key] = (phi, result)
-    while len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
+    _CACHE.put(key, (phi, result))
     return result

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import itertools
 import linecache
-from collections import OrderedDict
 from typing import Mapping
 
 import mpmath
@@ -42,6 +41,7 @@ from sympy.core.function import AppliedUndef
 from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.pycode import MpmathPrinter
 
+from geomcheck.caches import Memo
 import geomcheck as gc
 from geomcheck.errors import InvalidArgumentError, NonRealValueError
 
@@ -528,8 +528,7 @@ def _state_text(names, x) -> str:
     return ", ".join(f"{n} = {mpmath.nstr(v, 8)}" for n, v in zip(names, x))
 
 
-_CACHE: OrderedDict = OrderedDict()
-_CACHE_SIZE = 64
+_CACHE = Memo("integrators.lower.steps", 64)
 
 
 def lower(phi, backend="numpy", parameters=None) -> LoweredStep:
@@ -547,10 +546,7 @@ def lower(phi, backend="numpy", parameters=None) -> LoweredStep:
     key = (id(phi), backend, None if parameters is None else tuple(parameters))
     hit = _CACHE.get(key)
     if hit is not None and hit.phi is phi:
-        _CACHE.move_to_end(key)
         return hit
     lowered = LoweredStep(phi, parameters=parameters, backend=backend)
-    _CACHE[key] = lowered
-    while len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
+    _CACHE.put(key, lowered)
     return lowered

@@ -75,6 +75,7 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
+from geomcheck.caches import Memo
 from geomcheck.errors import InvalidArgumentError
 
 from .errors import NewtonConvergenceError
@@ -359,7 +360,7 @@ class StageStructure:
     constant: bool
 
 
-_STRUCTURES: dict = {}
+_STRUCTURES = Memo("integrators.newton.structures", 256)
 
 
 def stage_structure(L) -> StageStructure:
@@ -376,11 +377,11 @@ def stage_structure(L) -> StageStructure:
     affine = not any(e.free_symbols & unknowns for e in L.jacobian)
     constant = affine and not any(e.free_symbols & coords for e in L.jacobian)
     result = StageStructure(affine, constant)
-    _STRUCTURES[id(L)] = (L, result)       # lowered steps are cached and immutable; the entry keeps L alive
+    _STRUCTURES.put(id(L), (L, result))    # lowered steps are cached and immutable; the entry keeps L alive
     return result
 
 
-_EQUATION_KERNELS: dict = {}
+_EQUATION_KERNELS = Memo("integrators.newton.equation_kernels", 256)
 
 
 def _equation_kernel(L):
@@ -391,7 +392,7 @@ def _equation_kernel(L):
     from .lower import Kernel
 
     kernel = Kernel(list(L.equations), L.coords + L.unknowns, L.parameters, L.backend)
-    _EQUATION_KERNELS[id(L)] = (L, kernel)
+    _EQUATION_KERNELS.put(id(L), (L, kernel))
     return kernel
 
 

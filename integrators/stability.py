@@ -83,6 +83,7 @@ import mpmath
 import numpy as np
 import sympy
 
+from geomcheck.caches import Memo
 import geomcheck as gc
 
 from geomcheck.calculus import diff
@@ -201,7 +202,7 @@ def check_verlet_step(system, dt, params=None, at=None, limit=None) -> Stability
 
 # ------------------------------------------------------------------ any explicit scheme
 
-_INTERVALS: dict = {}
+_INTERVALS = Memo("integrators.stability.intervals", 1024)
 
 
 def _oscillator_matrices(s):
@@ -380,7 +381,7 @@ def stability_interval(scheme_obj):
     s = scheme_by_name(scheme_obj)
     key = s.name if isinstance(scheme_obj, str) else s
     if key in _INTERVALS:
-        return _INTERVALS[key]
+        return _INTERVALS.get(key)
     jury = _jury_functions(s)
     if jury is None:
         staged = _staged_jury(s)
@@ -390,11 +391,11 @@ def stability_interval(scheme_obj):
         result = _exact_interval(x, funcs)
         if result is None:
             result = _numeric_interval(x, funcs)
-    _INTERVALS[key] = result
+    _INTERVALS.put(key, result)
     return result
 
 
-_JACOBIANS: dict = {}
+_JACOBIANS = Memo("integrators.stability.jacobians", 32)
 
 
 def _jacobian_kernel(system, scalars):
@@ -414,9 +415,7 @@ def _jacobian_kernel(system, scalars):
             entries.append((i, index[c]))
             exprs.append(diff(comp, c))
     kernel = lower_expressions(exprs, coords, scalars, backend="numpy", what="the Jacobian of the vector field")
-    _JACOBIANS[key] = (system, kernel, entries)
-    if len(_JACOBIANS) > 32:
-        _JACOBIANS.pop(next(iter(_JACOBIANS)))
+    _JACOBIANS.put(key, (system, kernel, entries))
     return kernel, entries
 
 

@@ -79,6 +79,7 @@ from typing import Any
 import mpmath
 import sympy
 
+from ..caches import register
 from ..errors import CompositionCoefficientError, CompositionError, InvalidArgumentError, RefinementError
 from ..latex import Derivation
 from .certificate import Certificate, _tex_text
@@ -1903,3 +1904,8 @@ def refine_composition(gammas, order: int, base_order: int = 2, *, dps: int = 60
     if not all(ctx.isfinite(v) for v in u):  # pragma: no cover
         raise RefinementError("Newton's method diverged")
     return tuple(sympy.Float(v, dps) for v in expand(u))
+
+
+for _memo in (_words, _words_by_length, _lyndon, _bracket):
+    register(f"geomcheck.certify.compositions.{_memo.__name__}", _memo.cache_clear,
+             lambda m=_memo: m.cache_info().currsize)

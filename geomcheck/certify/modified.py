@@ -25,6 +25,7 @@ from math import factorial
 
 import sympy
 
+from ..caches import register
 from ..errors import ChartMismatchError, ExpressionError, InvalidArgumentError, NotClosedError
 from ..fields import VectorField
 from ..forms import Form, interior, is_closed, primitive
@@ -156,3 +157,6 @@ def modified_hamiltonian(phi, omega: Form, h, order: int):
         soundness=getattr(decision, "soundness", None),
     )
     return Ht, cert
+
+
+register("geomcheck.certify.modified", _compositions.cache_clear, lambda: _compositions.cache_info().currsize)

@@ -91,6 +91,7 @@ import mpmath
 import sympy
 from sympy.core.function import AppliedUndef
 
+from ..caches import register
 from ..errors import (
     InconsistentNodesError,
     InvalidArgumentError,
@@ -766,6 +767,9 @@ def clear_caches() -> None:
 
     _FIELDS.clear()
     clear_trees()
+
+
+register("geomcheck.certify.tableaux", clear_caches, lambda: len(_FIELDS))
 
 
 #: trigonometric functions whose values at rational multiples of pi are algebraic numbers that

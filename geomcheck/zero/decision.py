@@ -19,8 +19,7 @@ from .budget import Alarm, Interrupted
 from .expansion import exact_stage
 from .implicit import NumericProblem, prepare_relations
 from .inputs import as_expr, as_relations, entries
-from .jets import clear_jet_cache
-from .memo import LRU
+from ..caches import Memo
 from .pieces import has_enumerable, split
 from .numeric import (LOSSY, UNRESOLVED, BadPoint, Unevaluable, consistent_with_zero, context, from_sympy_number,
                       resolved_nonzero, to_ctx)
@@ -191,7 +190,7 @@ class ZeroDecision:
 # ----------------------------------------------------------------------------------
 # The public entry points
 
-_DECISION_CACHE = LRU(2048)
+_DECISION_CACHE = Memo("geomcheck.zero.decisions", 2048)
 
 
 def _fmt(v, n=3):
@@ -392,14 +391,11 @@ def _decide_cached(items, single, budget, dps, points, rels, seed, domain):
 
 
 def clear_caches():
-    """Forget every memo of the engine (for benchmarks: no answer from a warm cache)."""
-    from .. import calculus
-    from ..certify import tableaux
+    """Forget every memo of the engine and of integrators (for benchmarks: no answer from a warm
+    cache); see :mod:`geomcheck.caches`."""
+    from .. import caches
 
-    clear_jet_cache()
-    _DECISION_CACHE.clear()
-    calculus.clear_caches()
-    tableaux.clear_caches()
+    caches.clear_caches()
 
 
 # ----------------------------------------------------------------------------------

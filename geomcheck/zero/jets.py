@@ -11,7 +11,7 @@ import sympy
 from sympy.core.function import AppliedUndef, Derivative, Function, Subs
 
 from .budget import check_deadline
-from .memo import LRU
+from ..caches import Memo
 
 __all__ = ["Jet", "jet_function", "jet_label", "canonical_jets", "from_jets", "to_jets", "clear_jet_cache"]
 
@@ -245,7 +245,7 @@ def _derivative_jet(deriv, memo, deadline):
     return res
 
 
-_JETS_CACHE = LRU(4096)
+_JETS_CACHE = Memo("geomcheck.zero.jets", 4096)
 
 
 def canonical_jets(expr):

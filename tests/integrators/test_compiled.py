@@ -9,6 +9,7 @@ import pytest
 import sympy
 
 import integrators as ig
+from geomcheck.caches import Memo
 from geomcheck.errors import InvalidArgumentError, ShapeError
 from integrators import compiled
 from integrators.compiled import (CompiledPathWarning, CompilerUnavailableError, c_source, compile_step,
@@ -143,7 +144,7 @@ def _euler_map(power=3):
 
 def _fresh_process_cache(monkeypatch, directory):
     monkeypatch.setenv("GEOMCHECK_CACHE_DIR", str(directory))
-    monkeypatch.setattr(compiled, "_LIBRARIES", {})
+    monkeypatch.setattr(compiled, "_LIBRARIES", Memo("test.libraries", 8))
     monkeypatch.setattr(compiled, "_PRIVATE_DIR", [])
 
 
@@ -223,7 +224,7 @@ def test_c_source_shares_subexpressions_and_hoists_scalars():
 
 def test_no_compiler_falls_back_with_a_warning(monkeypatch):
     monkeypatch.setenv("CC", "/nonexistent/cc-for-the-test")
-    monkeypatch.setattr(compiled, "_STEPS", {})
+    monkeypatch.setattr(compiled, "_STEPS", Memo("test.steps", 8))
     with pytest.warns(CompiledPathWarning, match="no C compiler"):
         sol = integrate_compiled(pendulum(), "stormer-verlet", [1.0, 0.0], 0.05, 200, save_every=20)
     assert sol.path == "numpy" and "no C compiler" in sol.path_note
