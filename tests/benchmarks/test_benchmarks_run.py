@@ -18,3 +18,12 @@ def test_benchmark_quick_mode_runs(script):
     )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "|" in proc.stdout  # a table was printed
+
+
+def test_bench_distributed_quick_mode_runs_and_matches_the_serial_results():
+    pytest.importorskip("dask.distributed")
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_distributed.py"), "--quick"],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("| ensemble") or line.startswith("| sweep")]
+    assert len(rows) == 4 and all(row.rstrip(" |").endswith("True") for row in rows)
