@@ -155,6 +155,15 @@ def _exclusive(out):
     import fcntl
 
     lock_path = os.path.join(os.path.dirname(out), "." + os.path.basename(out) + ".lock")
+    try:
+        with open(lock_path, encoding="ascii", errors="replace") as f:
+            held = f.read(64).strip()
+    except FileNotFoundError:
+        held = ""
+    except OSError as exc:
+        raise InvalidArgumentError(f"{lock_path} cannot be read ({exc.strerror}); it is not a geomcheck lock") from None
+    if held and not held.isdigit():   # a file of the user's under our lock's name: not ours to touch
+        raise InvalidArgumentError(f"{lock_path} exists and is not a geomcheck lock (a pid); move it away")
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, creation_mode())
     try:
         try:

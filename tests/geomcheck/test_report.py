@@ -444,3 +444,11 @@ def test_every_theorem_derivation_fits_the_page(tmp_path):
     compile_pdf(PREAMBLE + "\\begin{document}\n" + body + "\n\\end{document}\n", tmp_path / "doc.pdf", log=log)
     widths = report.overfull_widths(log.read_text(encoding="latin-1"))
     assert max(widths, default=0.0) <= 20, sorted(widths)[-5:]
+
+
+def test_a_user_file_under_the_lock_name_is_left_alone(small, tmp_path, capsys):
+    lock = tmp_path / ".rep.lock"
+    lock.write_text("my notes")
+    assert main(["report", "--out", str(tmp_path / "rep")]) == 2
+    assert "is not a geomcheck lock" in capsys.readouterr().err
+    assert lock.read_text() == "my notes" and not (tmp_path / "rep").exists()
