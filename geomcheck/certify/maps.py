@@ -253,7 +253,7 @@ _WEAKEST_FIRST = ("undecided", "numerical evidence", "probabilistic proof", "pro
 
 
 def _certificate(claim, residual: Form, D: Derivation, conditions=(), factor=None, ident=None,
-                 domain=None, decisions=()) -> Certificate:
+                 domain=(), decisions=()) -> Certificate:
     """The certificate of ``residual == 0`` and of every extra condition.
 
     ``conditions``: ``(holds, phrase, counterexample, stage)`` for what the claim needs
@@ -261,7 +261,8 @@ def _certificate(claim, residual: Form, D: Derivation, conditions=(), factor=Non
     refuted condition refutes the claim (its point is a counterexample); an undecided
     one leaves it undecided; ``factor`` is kept only when everything holds.  ``decisions``
     are the other zero tests the verdict rests on (their soundness records are weighed
-    with the residual's).
+    with the residual's).  ``domain``: the claim's region as ``(name, phrase)`` pairs
+    (:func:`_where`).
     """
     decision = residual.zero_decision()
     holds, method, stage = decision.is_zero, decision.method, decision.stage
@@ -271,11 +272,11 @@ def _certificate(claim, residual: Form, D: Derivation, conditions=(), factor=Non
         method = method + "; " + phrase
         if c_holds is False and holds is not False:
             holds, point, stage = False, c_point, c_stage
-            soundness = Soundness("counterexample", "counterexample", domain or "",
+            soundness = Soundness("counterexample", "counterexample", describe_pairs(domain),
                                   tuple(str(k) for k in (c_point or {})))
     if holds is True and any(c[0] is None for c in conditions):
         holds, stage = None, "unknown"
-        soundness = Soundness("unknown", "undecided", domain or "")
+        soundness = Soundness("unknown", "undecided", describe_pairs(domain))
     if holds is True:
         records = [r for r in [soundness] + [getattr(d, "soundness", None) for d in decisions] if r is not None]
         if records:
@@ -307,25 +308,17 @@ def _region(chart, domain, who):
     return chart.domain.merged(domain)
 
 
-class _Where(str):
-    """The region of the claim in words, carrying each coordinate's domain (for the soundness record)."""
-
-    pairs: tuple = ()
-
-
-def _where(phi, region=None) -> str:
-    """The region of the claim (the source chart's domain, perhaps narrowed), in words."""
+def _where(phi, region=None) -> tuple:
+    """The region of the claim (the source chart's domain, perhaps narrowed): ``(name, phrase)``
+    for each coordinate (in words with :func:`geomcheck.domain.describe_pairs`)."""
     region = region if region is not None else phi.source.domain
-    coords = [c for c in phi.source.coords if c.is_commutative]
-    out = _Where(region.describe(coords))
-    out.pairs = tuple(region.describe_each(coords))
-    return out
+    return tuple(region.describe_each([c for c in phi.source.coords if c.is_commutative]))
 
 
 def _claim_soundness(soundness, domain):
     """The record of the residual's decision, stated on the claim's whole domain (every coordinate
     of the chart, and the parameters the decision met)."""
-    pairs = tuple(getattr(domain, "pairs", ()))
+    pairs = tuple(domain)
     if soundness is None or not pairs:
         return soundness
     names = {n for n, _ in pairs}

@@ -33,6 +33,7 @@ import sympy
 from .. import intervals as iv
 from ..intervals import ENTIRE, ENTIRE_POLE, Interval, interval_of_number
 from .budget import check_deadline
+from .jets import short_text
 from .program import ADD, CONST, FALLBACK, FN, JET, MUL, NUM, PIECEWISE, POWG, POWI, POWR, SYM, mpf_tuple_ratio
 
 __all__ = ["Analysis", "analyse"]
@@ -87,16 +88,6 @@ _SAFE = Analysis(True)
 
 def _fname(cls) -> str:
     return getattr(cls, "__name__", str(cls))
-
-
-def _short(e, n=60) -> str:
-    from .jets import from_jets
-
-    try:
-        s = str(from_jets(e))
-    except Exception:  # noqa: BLE001 -- a description must never fail the decision
-        s = str(e)
-    return s if len(s) <= n else s[: n - 3] + "..."
 
 
 class _Enclosure:
@@ -257,9 +248,9 @@ def analyse(prog, order, domain, unknowns=frozenset(), deadline=None) -> Analysi
         if bad:
             switches.extend(bad)
         else:
-            algebraic = tuple(_short(prog.exprs[i]) for i in radicals)
+            algebraic = tuple(short_text(prog.exprs[i]) for i in radicals)
     elif radicals:
-        switches.extend(f"{_short(prog.exprs[i])} (a square root whose radicand may change sign)" for i in radicals)
+        switches.extend(f"{short_text(prog.exprs[i])} (a square root whose radicand may change sign)" for i in radicals)
     if switches:
         return Analysis(False, tuple(switches))
     return Analysis(True, (), algebraic)
@@ -285,12 +276,12 @@ def _switch(prog, i, enc):
             return None
         if data[1] == 2 and _rational_subdag(prog, args[0]):
             return "galois"
-        return f"{_short(e)} (its radicand may cross 0 or the branch cut)"
+        return f"{short_text(e)} (its radicand may cross 0 or the branch cut)"
     if op == POWG:
         b, cplx = enc(args[0])
         if not cplx and b.positive:
             return None
-        return f"{_short(e)} (a power whose base may leave the positive axis)"
+        return f"{short_text(e)} (a power whose base may leave the positive axis)"
     if op == PIECEWISE:
         return _piecewise_switch(prog, i, enc)
     name = _fname(data)
@@ -300,34 +291,34 @@ def _switch(prog, i, enc):
     if name in ("log", "loggamma"):
         if real and (x0.positive or (name == "log" and x0.negative)):
             return None
-        return f"{_short(e)} (its argument may reach the branch cut on the negative axis)"
+        return f"{short_text(e)} (its argument may reach the branch cut on the negative axis)"
     if name in _SEGMENTS:
         if real and _strictly_one_side(x0, _SEGMENTS[name]):
             return None
-        return f"{_short(e)} (its argument may cross a branch point at {', '.join(str(p) for p in _SEGMENTS[name])})"
+        return f"{short_text(e)} (its argument may cross a branch point at {', '.join(str(p) for p in _SEGMENTS[name])})"
     if name == "acosh":
         if real and x0.lo > 1:
             return None
-        return f"{_short(e)} (its argument may leave (1, oo))"
+        return f"{short_text(e)} (its argument may leave (1, oo))"
     if name in ("atan", "asinh"):
         if real and not x0.pole:
             return None
-        return f"{_short(e)} (its argument may pass through a pole)"
+        return f"{short_text(e)} (its argument may pass through a pole)"
     if name == "acot":
         if real and _strictly_one_side(x0, (0.0,)):
             return None
-        return f"{_short(e)} (its argument may cross 0 or a pole)"
+        return f"{short_text(e)} (its argument may cross 0 or a pole)"
     if name == "atan2":
         y, x = xs[0][0], xs[1][0]
         if real and (x.positive or y.positive or y.negative):
             return None
-        return f"{_short(e)} (the point may cross the negative x axis)"
+        return f"{short_text(e)} (the point may cross the negative x axis)"
     if name in ("Abs", "sign", "Heaviside", "DiracDelta"):
         if real and (x0.positive or x0.negative):
             return None
         if not real and name in ("Abs", "sign") and not any(prog.nodes[a][0] in (POWR, POWG) for a in args):
             return None  # |z| of complex symbols: real-analytic in their real and imaginary parts
-        return f"{_short(e)} (its argument may change sign)"
+        return f"{short_text(e)} (its argument may change sign)"
     if name in ("re", "im", "conjugate"):
         return None  # real-analytic in the real and imaginary parts of the symbols
     if name in _ENTIRE_OR_MEROMORPHIC:
@@ -343,12 +334,12 @@ def _switch(prog, i, enc):
                     return None
                 if name == "Min" and all(xk.hi < x.lo for x in others) and not xk.pole:
                     return None
-        return f"{_short(e)} (which argument is {'largest' if name == 'Max' else 'smallest'} may change)"
+        return f"{short_text(e)} (which argument is {'largest' if name == 'Max' else 'smallest'} may change)"
     if name in ("floor", "ceiling", "frac"):
         if real and x0.bounded and math.floor(x0.lo) == math.floor(x0.hi) and x0.lo != math.floor(x0.lo):
             return None
-        return f"{_short(e)} (its argument may cross an integer)"
-    return f"{_short(e)} ({name} is not known to be analytic)"
+        return f"{short_text(e)} (its argument may cross an integer)"
+    return f"{short_text(e)} ({name} is not known to be analytic)"
 
 
 def _piecewise_switch(prog, i, enc):
@@ -365,7 +356,7 @@ def _piecewise_switch(prog, i, enc):
             return None
         if truth is None:
             break
-    return f"{_short(prog.exprs[i])} (which piece applies may change)"
+    return f"{short_text(prog.exprs[i])} (which piece applies may change)"
 
 
 def _compare(kind, a: Interval, b: Interval):
@@ -415,12 +406,12 @@ def _galois_failures(prog, radicals, deadline):
         num, den = sympy.fraction(sympy.together(base))
         radicand = sympy.expand(num * den)
         if isinstance(radicand, sympy.Add) and len(radicand.args) > GALOIS_MAX_TERMS:
-            failures.append(f"{_short(prog.exprs[i])} (its radicand is too large to factor)")
+            failures.append(f"{short_text(prog.exprs[i])} (its radicand is too large to factor)")
             continue
         try:
             _c, parts = sympy.factor_list(radicand)
         except (sympy.PolificationFailed, sympy.GeneratorsNeeded, NotImplementedError):
-            failures.append(f"{_short(prog.exprs[i])} (its radicand could not be factored)")
+            failures.append(f"{short_text(prog.exprs[i])} (its radicand could not be factored)")
             continue
         vec = set()
         for f, k in parts:
@@ -435,7 +426,7 @@ def _galois_failures(prog, radicals, deadline):
                 factors.append(f)
                 vec ^= {len(factors) - 1}
         if not vec:
-            failures.append(f"{_short(prog.exprs[i])} (its radicand is a square up to a constant)")
+            failures.append(f"{short_text(prog.exprs[i])} (its radicand is a square up to a constant)")
             continue
         vectors.append((i, vec))
     if failures:
@@ -448,7 +439,7 @@ def _galois_failures(prog, radicals, deadline):
             if pivot in v:
                 v ^= b
         if not v:
-            return [f"{_short(prog.exprs[i])} (its radicand is a product of the other radicands up to a square)"]
+            return [f"{short_text(prog.exprs[i])} (its radicand is a product of the other radicands up to a square)"]
         basis.append((min(v), v))
     return []
 

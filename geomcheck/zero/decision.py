@@ -11,6 +11,7 @@ from typing import Any
 import mpmath
 import sympy
 
+from ..caches import Memo
 from ..domain import Domain, describe_pairs
 from ..errors import DomainError, ExpressionError, ImplicitMapError, InvalidArgumentError
 from . import modular
@@ -19,7 +20,7 @@ from .budget import Alarm, Interrupted
 from .expansion import exact_stage
 from .implicit import NumericProblem, prepare_relations
 from .inputs import as_expr, as_relations, entries
-from ..caches import Memo
+from .jets import short_text
 from .pieces import has_enumerable, split
 from .numeric import (LOSSY, UNRESOLVED, BadPoint, Unevaluable, consistent_with_zero, context, from_sympy_number,
                       resolved_nonzero, to_ctx)
@@ -427,6 +428,7 @@ class _Job:
         self.points = points
         self.rels = rels
         self.user_seed = seed
+        self._modular = {}  # root -> whether the modular stage can evaluate it
         self.domain = domain
         self.counts = {}  # how many entries each stage proved zero
         self.exact_note = None
@@ -460,6 +462,18 @@ class _Job:
         if len(parts) == 1 and stage == "structural":
             return ZeroDecision(True, stage, f"all {n_all} entries are structurally 0", soundness=soundness)
         return ZeroDecision(True, stage, f"all {n_all} entries are zero: " + ", ".join(parts), soundness=soundness)
+
+    def modular_ok(self, root) -> bool:
+        """Whether the modular stage can evaluate ``root`` (planned once per root and job)."""
+        ok = self._modular.get(root)
+        if ok is None:
+            try:
+                modular.plan(self.prog, [root])
+                ok = True
+            except modular.NotModular:
+                ok = False
+            self._modular[root] = ok
+        return ok
 
     # -- the stages
     def run(self):
@@ -508,7 +522,7 @@ class _Job:
 
         # ---- stage 2: exact
         fraction = EXACT_BUDGET_FRACTION
-        if rel is None and all(_modular_ok(prog, r) for r in todo):
+        if rel is None and all(self.modular_ok(r) for r in todo):
             fraction = EXACT_BUDGET_FRACTION_MODULAR
         exact_deadline = min(self.deadline, time.monotonic() + fraction * self.budget)
         limit = EXACT_MAX_NODES
@@ -549,7 +563,7 @@ class _Job:
         verdicts = []
         numeric_roots = todo
         if rel is None:
-            rational = [r for r in todo if _modular_ok(prog, r)]
+            rational = [r for r in todo if self.modular_ok(r)]
             if rational:
                 v = self.modular_stage(prog, rational)
                 if v.status == "nonzero":
@@ -602,14 +616,15 @@ class _Job:
         done = bad = 0
         j = 0
         total = k * len(combos)
+
+        def jet_value(key):
+            return sampler.jet_value((key[0], key[1], key[2]), "modular")
+
         while done < total and j < TRIES_PER_POINT * total + 4:
             combo = combos[done % len(combos)]
             P, roots_of = modular.random_prime((self.seed, j), plan.radicands, plan.need_i)
             base = {x: sampler.value(x, j, "modular") for x in free}
             base.update(combo)
-
-            def jet_value(key, P=P):
-                return sampler.jet_value((key[0], key[1], key[2]), "modular")
 
             ev = modular.ModularEvaluator(prog, plan, P, roots_of, jet_value, self.deadline)
             j += 1
@@ -794,7 +809,7 @@ class _Job:
         kinds = {d.soundness.kind for d in leaves if d.soundness is not None}
         kind = next((k for k in ("numerical evidence", "probabilistic proof", "proof") if k in kinds), "proof")
         stage = next((d.stage for d in leaves if d.stage == "randomized"), leaves[0].stage if leaves else "exact")
-        shown = ", ".join(dict.fromkeys(_short_text(x) for x in switches))
+        shown = ", ".join(dict.fromkeys(short_text(x, 40) for x in switches))
         how = (f"zero on every piece: split where {shown} change{'s' if len(switches) == 1 else ''} sign, "
                f"each of the {len(leaves)} pieces is zero on the whole domain ({'; '.join(dict.fromkeys(d.method for d in leaves))}); "
                "the boundaries between pieces, a null set, are excepted")
@@ -817,14 +832,6 @@ class _Job:
         if not self.single:
             method = method.replace("nonzero: the value is", f"nonzero: entry {k!r} is", 1)
         return ZeroDecision(False, "counterexample", method, v.point, v.value, self.index(k), v.soundness)
-
-
-def _modular_ok(prog, root) -> bool:
-    try:
-        modular.plan(prog, [root])
-    except modular.NotModular:
-        return False
-    return True
 
 
 def _enumeration(sampler, symbols):
@@ -1051,13 +1058,6 @@ class _PointRunner:
                 point[f"{name} (in the relations)"] = (f"a random polynomial of degree {D} in {k} variables "
                                                       f"(seed {self.problem.seed % 10**6})")
         return point
-
-
-def _short_text(e, n=40) -> str:
-    from .jets import from_jets
-
-    t = str(from_jets(e))
-    return t if len(t) <= n else t[: n - 3] + "..."
 
 
 def _jet_text(name, index, args) -> str:

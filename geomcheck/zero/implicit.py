@@ -320,12 +320,8 @@ class NumericProblem:
         return PointValues(vals, errs, flags, state, dps)
 
     def _guess(self, ctx, symv):
-        ev = self.ev
-        ev.use_poly_for_all = True
-        try:
+        with self.ev.polynomial_jets() as ev:
             gv, _, _ = ev.run(ctx, self.order_guess, symv)
-        finally:
-            ev.use_poly_for_all = False
         return [gv[g] for g in self.guess_roots]
 
     def _solve_from_guess(self, ctx, symv, j):
@@ -388,12 +384,10 @@ class NumericProblem:
 
     def _newton(self, ctx, symv, start):
         """Solve the relations for the unknowns at the precision of ``ctx``."""
-        ev = self.ev
         u = list(start)
         n = len(u)
         tol = -0.9 * ctx.dps * LOG2_10
-        ev.use_poly_for_all = True
-        try:
+        with self.ev.polynomial_jets() as ev:
             for _ in range(NEWTON_MAX_ITER):
                 sv = dict(symv)
                 sv.update(zip(self.unknown_nodes, u))
@@ -416,18 +410,14 @@ class NumericProblem:
                 size = max(abs(x) for x in u)
                 if not step or ctx.mag(step) <= tol + max(1, ctx.mag(size) if size else 1):
                     return u
-            raise BadPoint("Newton's method did not converge on the relations")
-        finally:
-            ev.use_poly_for_all = False
+        raise BadPoint("Newton's method did not converge on the relations")
 
     def _solve_derived(self, ctx, symv, symerrs):
         """Set the derived unknowns: one LU of each relation's Jacobian, many columns."""
         if not self.derived:
             return
-        ev = self.ev
-        ev.use_poly_for_all = True
         tol = -0.7 * ctx.prec
-        try:
+        with self.ev.polynomial_jets() as ev:
             for jr, jorder, levels in self.derived:
                 vals, _, _ = ev.run(ctx, jorder, symv, symerrs)
                 LU, perm = _lu_factor(ctx, [[vals[x] for x in row] for row in jr])
@@ -438,17 +428,11 @@ class NumericProblem:
                         symv.update(zip(sym_nodes, sol))
                         for node, x in zip(sym_nodes, sol):
                             symerrs[node] = (ctx.mag(x) if x else 0) + tol
-        finally:
-            ev.use_poly_for_all = False
 
     def jacobian_at(self, ctx, symv):
         """The Jacobian of the equations (polynomial model for every jet) at ``symv``."""
-        ev = self.ev
-        ev.use_poly_for_all = True
-        try:
+        with self.ev.polynomial_jets() as ev:
             vals, _, _ = ev.run(ctx, self.order_eq, symv)
-        finally:
-            ev.use_poly_for_all = False
         return [[vals[x] for x in row] for row in self.jac_roots]
 
 

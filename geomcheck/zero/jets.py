@@ -10,10 +10,10 @@ import threading
 import sympy
 from sympy.core.function import AppliedUndef, Derivative, Function, Subs
 
-from .budget import check_deadline
 from ..caches import Memo
+from .budget import check_deadline
 
-__all__ = ["Jet", "jet_function", "jet_label", "canonical_jets", "from_jets", "to_jets", "clear_jet_cache"]
+__all__ = ["Jet", "jet_function", "jet_label", "canonical_jets", "from_jets", "to_jets", "clear_jet_cache", "short_text"]
 
 
 class Jet(Function):
@@ -405,3 +405,13 @@ def from_jets(expr, subs=True, memo=None, functions=None):
 def clear_jet_cache():
     """Forget the memo of :func:`canonical_jets`."""
     _JETS_CACHE.clear()
+
+
+def short_text(e, n=60) -> str:
+    """``e`` in the user's notation (jets turned back into derivatives), cut to ``n`` characters:
+    for naming a subexpression in a message (never fails: a description must not fail a decision)."""
+    try:
+        s = str(from_jets(e))
+    except Exception:  # noqa: BLE001
+        s = str(e)
+    return s if len(s) <= n else s[: n - 3] + "..."

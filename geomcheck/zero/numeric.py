@@ -29,6 +29,7 @@ absorbed is ``LOSSY`` and is looked at again at a higher precision.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import threading
@@ -412,6 +413,16 @@ class Evaluator:
         self.eq_jets = frozenset(eq_jets)  # (name, index) taken from the polynomial model
         self.use_poly_for_all = False
         self.last_values = {}  # jet node -> its value in the last run (for describing points)
+
+    @contextlib.contextmanager
+    def polynomial_jets(self):
+        """Every jet from the random-polynomial model while inside (the relations are solved,
+        and their Jacobians taken, on the one model in which derivatives are consistent)."""
+        self.use_poly_for_all = True
+        try:
+            yield self
+        finally:
+            self.use_poly_for_all = False
 
     def run(self, ctx, order, symvals, symerrs=None, state=None):
         """Evaluate the nodes in ``order``.

@@ -110,7 +110,7 @@ class Sampler:
             return hi - lo + 1
         return 2**GRID_BITS - 1
 
-    def _unit(self, key, j, mode, tag, denominator_bits=None):
+    def _unit(self, key, j, mode, tag):
         """A rational t in (0, 1), and a random sign bit."""
         r = draw_int(self.seed, mode, j, key, tag)
         if mode == "modular":
