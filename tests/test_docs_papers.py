@@ -1,18 +1,58 @@
-"""The per-paper pages in docs/papers run: every ```python block, in order, in one namespace."""
+"""The executed pages of the documentation run: the per-paper pages in docs/papers, the
+tutorials in docs/tutorials (and every other page with code: the index, getting started, the
+contract) are MyST notebooks, and every ``{code-cell}`` of a page runs, in order, in one
+namespace, as the docs build's kernel runs them."""
 
 import pathlib
 import re
 
 import pytest
 
-PAGES = sorted((pathlib.Path(__file__).resolve().parents[1] / "docs" / "papers").glob("*.md"))
+DOCS = pathlib.Path(__file__).resolve().parents[1] / "docs"
+#: the pages that must be notebooks: one per paper, and the tutorials
+REQUIRED = sorted(DOCS.glob("papers/*.md")) + sorted(DOCS.glob("tutorials/*.md"))
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
-def test_paper_page_examples_run(page, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # figures written by the examples land here
-    blocks = re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S)
-    assert blocks, f"{page.name} has no runnable example"
-    namespace = {"__name__": f"docs_{page.stem}"}
-    for k, block in enumerate(blocks):
-        exec(compile(block, f"{page.name}[block {k}]", "exec"), namespace)
+def _is_notebook(page: pathlib.Path) -> bool:
+    text = page.read_text(encoding="utf-8")
+    return text.startswith("---\n") and "kernelspec:" in text.split("\n---\n", 1)[0]
+
+
+#: every executed page (the required ones first)
+PAGES = REQUIRED + sorted(p for p in DOCS.rglob("*.md") if p not in REQUIRED and "_build" not in p.parts
+                          and _is_notebook(p))
+
+#: a MyST code cell: the fence line, then its source up to the closing fence
+_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```[ \t]*$", flags=re.S | re.M)
+#: cell options: a ``---`` YAML block or ``:key: value`` lines at the top of a cell
+_OPTIONS = re.compile(r"\A(?:---\n.*?\n---\n|(?::[\w-]+:[^\n]*\n)+)", flags=re.S)
+
+
+def code_cells(text: str) -> list:
+    """The source of every ``{code-cell}`` of a MyST notebook, in order, without its options."""
+    return [_OPTIONS.sub("", cell, count=1) for cell in _CELL.findall(text)]
+
+
+def test_code_cells_parser():
+    text = ("# t\n\n```{code-cell} ipython3\nx = 1\n```\n\ntext\n\n```{code-cell} ipython3\n"
+            ":tags: [hide-input]\ny = x + 1\ny\n```\n\n```python\nnot = a cell\n```\n")
+    assert code_cells(text) == ["x = 1\n", "y = x + 1\ny\n"]
+
+
+def test_every_page_is_a_notebook():
+    assert len(REQUIRED) >= 8, [p.name for p in REQUIRED]
+    for page in PAGES:
+        assert _is_notebook(page), (
+            f"{page.name} lacks the jupytext/kernelspec front matter: the docs build would not execute it")
+        assert "```python" not in page.read_text(encoding="utf-8"), (
+            f"{page.name}: a ```python block would be shown but never run")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.relative_to(DOCS).with_suffix("").as_posix() for p in PAGES])
+def test_page_cells_run(page, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # figures and files written by the cells land here
+    cells = code_cells(page.read_text(encoding="utf-8"))
+    assert cells, f"{page.name} has no code cell"
+    namespace = {"__name__": f"docs_{page.stem.replace('-', '_')}"}
+    for k, cell in enumerate(cells):
+        exec(compile(cell, f"{page.name}[cell {k}]", "exec"), namespace)
