@@ -18,6 +18,7 @@ import re
 import sys
 import types
 from dataclasses import dataclass, field
+from typing import Any
 
 import sympy
 
@@ -27,7 +28,7 @@ __all__ = [
 ]
 
 
-def latex(obj) -> str:
+def latex(obj: Any) -> str:
     """LaTeX of a geomcheck object or sympy expression (math mode, no delimiters)."""
     hook = getattr(obj, "_latex", None)
     if hook is not None and not isinstance(obj, sympy.Basic):
@@ -226,6 +227,12 @@ def math_width(tex: str) -> float:
                     continue
                 name = m.group(0)
                 i = m.end()
+                env = _MATRIX_BEGIN.match(tex, i) if name == r"\begin" else None
+                if env is not None:
+                    end = _matrix_end(tex, env.end(), env.group(1))
+                    total += _matrix_width(tex[env.end():end])
+                    i = end + len(r"\end{%s}" % env.group(1))
+                    continue
                 if name in (r"\frac", r"\dfrac", r"\tfrac") and tex[i:i + 1] == "{":
                     a, i = width(i + 1, "}")
                     while i < len(tex) and tex[i] == " ":
@@ -265,6 +272,45 @@ def math_width(tex: str) -> float:
         return total, i
 
     return width(0)[0]
+
+
+_MATRIX_BEGIN = re.compile(r"\{((?:p|b|v|V|small)?matrix)\}")
+#: the space between two columns of a matrix, and its delimiters, in characters
+_MATRIX_COLUMN_SEP = 2.0
+_MATRIX_DELIMITERS = 2.0
+
+
+def _matrix_end(tex: str, start: int, env: str) -> int:
+    """The position of the ``\\end{env}`` closing a matrix whose body starts at ``start``."""
+    depth, i = 1, start
+    opener, closer = r"\begin{%s}" % env, r"\end{%s}" % env
+    while True:
+        b, e = tex.find(opener, i), tex.find(closer, i)
+        if e < 0:
+            return len(tex)
+        if 0 <= b < e:
+            depth, i = depth + 1, b + len(opener)
+            continue
+        depth -= 1
+        if depth == 0:
+            return e
+        i = e + len(closer)
+
+
+def _matrix_width(body: str) -> float:
+    """A matrix is as wide as its widest entry in each column, plus the space between columns."""
+    columns = {}
+    for row in _split_rows(body):
+        cuts = [i for i, tok in _scan(row) if tok == "&"]
+        cells, start = [], 0
+        for k in cuts:
+            cells.append(row[start:k])
+            start = k + 1
+        cells.append(row[start:])
+        for c, cell in enumerate(cells):
+            columns[c] = max(columns.get(c, 0.0), math_width(cell))
+    widths = list(columns.values())
+    return sum(widths) + _MATRIX_COLUMN_SEP * max(len(widths) - 1, 0) + _MATRIX_DELIMITERS
 
 
 _OPEN = re.compile(r"\\left\b|\\begin\{[^}]*\}|\{")
@@ -311,8 +357,14 @@ def _top_level_breaks(line: str) -> list:
     """Positions of the binary + and - signs outside every group (where a long sum may break)."""
     out, prev = [], None
     for i, tok in _scan(line):
-        if tok in "+-" and prev is not None and not (prev in "=&{(^_+-,<>:" or prev.startswith("\\")):
-            out.append(i)
+        if tok in "+-" and prev is not None:
+            # after a group (a fraction, a script, a parenthesis) the sign is binary, as after a letter
+            j = i - 1
+            while j >= 0 and line[j] == " ":
+                j -= 1
+            closed = j >= 0 and line[j] in "})]'"
+            if closed or not (prev in "=&{(^_+-,<>:" or prev.startswith("\\")):
+                out.append(i)
         if not tok.isspace():
             prev = tok
     return out
@@ -695,7 +747,7 @@ class _CallableModule(types.ModuleType):
     """``geomcheck.latex`` is this module and, called, the function :func:`latex`: so that both
     ``gc.latex(obj)`` and ``import geomcheck.latex as L`` give what they say."""
 
-    def __call__(self, obj):
+    def __call__(self, obj: Any) -> str:
         return latex(obj)
 
 

@@ -31,6 +31,7 @@ import time
 from typing import Sequence
 
 import sympy
+from sympy.combinatorics import Permutation
 
 from .errors import GeomcheckError
 from .latex import expression_size
@@ -180,6 +181,173 @@ def solve_sparse(rows: Sequence[dict], rhs: Sequence[Sequence], ncols: int, dead
             sol.append(B[r][k] / A[r][col])
         solutions.append(sol)
     return solutions
+
+
+#: the largest block left after the constant pivots that :func:`solve_by_determinant` solves by
+#: Cramer's rule (its determinant has up to n! terms)
+CRAMER_MAX_BLOCK = 5
+
+
+class CramerSolution:
+    """What :func:`solve_by_determinant` found: every unknown as ``numerator / determinant``.
+
+    Attributes
+    ----------
+    numerators : list
+        One list per right-hand side, one numerator per unknown (no symbolic denominator).
+    determinant : expression
+        ``det A``, expanded: the one symbolic denominator of the solution.
+    eliminated : tuple of int
+        The unknowns eliminated with constant pivots (their equations are explicit in them).
+    block : tuple of int
+        The remaining unknowns, solved by Cramer's rule.
+    schur : sympy.Matrix
+        The matrix of the remaining unknowns once the others are eliminated
+        (``det A = scale * det schur``).
+    schur_rhs : sympy.Matrix
+        The right-hand sides of that reduced system (one column per right-hand side).
+    scale : Rational
+        The product of the constant pivots and the sign of their order.
+    """
+
+    __slots__ = ("numerators", "determinant", "eliminated", "block", "schur", "schur_rhs", "scale")
+
+    def __init__(self, numerators, determinant, eliminated, block, schur, schur_rhs, scale):
+        self.numerators = numerators
+        self.determinant = determinant
+        self.eliminated = tuple(eliminated)
+        self.block = tuple(block)
+        self.schur = schur
+        self.schur_rhs = schur_rhs
+        self.scale = scale
+
+    def solutions(self) -> list:
+        """``[[numerator / determinant, ...], ...]`` (the form :func:`solve_sparse` returns)."""
+        inv = sympy.Pow(self.determinant, -1) if self.determinant != 1 else sympy.S.One
+        return [[n * inv if n != 0 else sympy.S.Zero for n in sol] for sol in self.numerators]
+
+
+#: expressions up to this many nodes are expanded (a polynomial in the entries is then collected);
+#: larger ones are kept as built (expanding nested quotients can take minutes)
+_EXPAND_NODES = 300
+
+
+def _tidy(e):
+    """``e`` expanded when small, the arguments of its functions left as they are (so that
+    ``V'(q + h k/2)`` stays the very object the equations hold)."""
+    e = sympy.sympify(e)
+    if expression_size(e, _EXPAND_NODES) > _EXPAND_NODES:
+        return e
+    calls = {f: sympy.Dummy() for f in e.atoms(sympy.Function)}
+    if not calls:
+        return sympy.expand(e)
+    return sympy.expand(e.xreplace(calls)).xreplace({d: f for f, d in calls.items()})
+
+
+def solve_by_determinant(rows: Sequence[dict], rhs: Sequence[Sequence], ncols: int, deadline=None,
+                         max_block: int = CRAMER_MAX_BLOCK):
+    """Solve the square system ``A x = b_k`` with ``det A`` as the only symbolic denominator.
+
+    The unknowns with constant pivots are eliminated first (Gauss-Jordan: no symbolic
+    division); the block left is solved by Cramer's rule.  Unlike :func:`solve_sparse`, whose
+    symbolic pivots become denominators (an entry such as ``h V''(q)`` divides the solution
+    although ``A`` is regular where it vanishes), every unknown comes out as a numerator over
+    ``det A``: the solution is defined exactly where ``A`` is invertible.
+
+    Returns
+    -------
+    CramerSolution, or None when the block left has more than ``max_block`` unknowns (use
+    :func:`solve_sparse`).
+
+    Raises
+    ------
+    SingularSystem
+        ``det A`` is zero (``undecided`` False) or could not be decided nonzero (True).
+    EliminationTooCostly
+        The deadline passed.
+
+    >>> import sympy
+    >>> x = sympy.Symbol("x")
+    >>> s = solve_by_determinant([{0: x, 1: 1}, {0: 1, 1: x}], [[1, 0]], 2)
+    >>> s.determinant, s.numerators
+    (x**2 - 1, [[x, -1]])
+    """
+    n = len(rows)
+    if n != ncols:
+        return None
+    A = [{c: sympy.sympify(v) for c, v in r.items() if v != 0} for r in rows]
+    B = [[sympy.sympify(b[i]) for b in rhs] for i in range(n)]
+    free = set(range(n))
+    pivots = {}
+    progress = True
+    while progress:
+        progress = False
+        for col in range(ncols):
+            if col in pivots:
+                continue
+            _check_deadline(deadline, col, ncols)
+            numeric = [r for r in free if col in A[r] and A[r][col].is_Number]
+            if not numeric:
+                continue
+            chosen = min(numeric, key=lambda r: (len(A[r]), r))
+            free.discard(chosen)
+            pivots[col] = chosen
+            prow, pb, piv = A[chosen], B[chosen], A[chosen][col]
+            for r in range(n):
+                if r == chosen or col not in A[r]:
+                    continue
+                factor = A[r][col] / piv
+                row = A[r]
+                for c, v in prow.items():
+                    nv = row.get(c, 0) - factor * v
+                    if nv == 0:
+                        row.pop(c, None)
+                    else:
+                        row[c] = nv
+                row.pop(col, None)
+                B[r] = [b - factor * p for b, p in zip(B[r], pb)]
+            progress = True
+    block = [c for c in range(ncols) if c not in pivots]
+    block_rows = sorted(free)
+    if len(block) > max_block:
+        return None
+    # det A = sign(rows in pivot order) * prod(pivots) * det S (row operations keep the determinant)
+    order = [pivots[c] if c in pivots else None for c in range(ncols)]
+    it = iter(block_rows)
+    order = [r if r is not None else next(it) for r in order]
+    sign = Permutation(order).signature() if ncols > 1 else 1
+    scale = sympy.Integer(sign) * sympy.Mul(*[A[pivots[c]][c] for c in pivots])
+    if block:
+        S = sympy.Matrix([[A[r].get(c, sympy.S.Zero) for c in block] for r in block_rows])
+        det_s = _tidy(S[0, 0] if len(block) == 1 else S.det(method="berkowitz"))
+        status = _zero_status(det_s, deadline)
+        if status is not False:
+            raise SingularSystem(block[0], undecided=status is None)
+        adj = S.adjugate(method="berkowitz") if len(block) > 1 else sympy.Matrix([[1]])
+    else:
+        S, det_s, adj = sympy.zeros(0, 0), sympy.S.One, None
+    determinant = _tidy(scale * det_s)
+    numerators = []
+    for k in range(len(rhs)):
+        x_block = {}
+        if block:
+            b_block = sympy.Matrix([B[r][k] for r in block_rows])
+            for i, c in enumerate(block):
+                # x_c = (adj S b)_i / det S = scale (adj S b)_i / det A
+                x_block[c] = _tidy(scale * (adj[i, :] * b_block)[0, 0])
+        sol = []
+        for col in range(ncols):
+            if col in x_block:
+                sol.append(x_block[col])
+                continue
+            r = pivots[col]
+            # the pivot row: piv x_col + sum_c A[r][c] x_c = b, with x_c = N_c / det A
+            rest = sympy.Add(*[A[r][c] * x_block[c] for c in A[r] if c != col])
+            sol.append(_tidy((B[r][k] * determinant - rest) / A[r][col]))
+        numerators.append(sol)
+    rhs_block = sympy.Matrix([[B[r][k] for k in range(len(rhs))] for r in block_rows]) if block \
+        else sympy.zeros(0, len(rhs))
+    return CramerSolution(numerators, determinant, sorted(pivots), block, S, rhs_block, scale)
 
 
 def solve_affine(exprs: Sequence, unknowns: Sequence, targets: Sequence):

@@ -40,7 +40,7 @@ True
 from __future__ import annotations
 
 import time
-from typing import Mapping, Sequence
+from typing import Iterable, Literal, Mapping, Sequence, overload
 
 import sympy
 
@@ -48,7 +48,7 @@ from .algebra import Accumulator, Chart, as_sequence, mul_terms
 from .calculus import canonical_forms, diff, free_coordinates, symbols_of
 from .errors import ChartMismatchError, ExpressionError, ImplicitMapError, MapError
 from .forms import Dependence, Form, _require_ordinary, coefficient_gradient
-from .linalg import EliminationTooCostly, SingularSystem, solve_sparse
+from .linalg import EliminationTooCostly, SingularSystem, solve_by_determinant, solve_sparse
 
 __all__ = ["Map", "ImplicitMap", "compose", "pullback", "restrict", "submanifold_parametrization", "substitute"]
 
@@ -60,7 +60,7 @@ SYMBOLIC_IFT_BUDGET = 3.0
 SYMBOLIC_IFT_MAX_UNKNOWNS = 4
 
 
-def substitute(expr, mapping: Mapping):
+def substitute(expr: sympy.Expr | float, mapping: Mapping) -> sympy.Expr:
     """Simultaneous substitution that stays valid inside derivatives.
 
     ``substitute(V(q1, q2).diff(q1), {q1: Q1, q2: Q2})`` is dV/dq1 evaluated at (Q1, Q2),
@@ -125,7 +125,9 @@ class Map:
         target when it is another chart (e.g. N's when N is not M), which are refused.
     """
 
-    def __init__(self, source: Chart, target: Chart, exprs, parameters=None):
+    def __init__(self, source: Chart, target: Chart,
+                 exprs: Sequence[sympy.Expr | float] | Mapping[sympy.Symbol, sympy.Expr | float],
+                 parameters: Iterable[sympy.Symbol] | None = None):
         _require_ordinary(source)
         _require_ordinary(target)
         if isinstance(exprs, Mapping):
@@ -170,7 +172,7 @@ class Map:
         return self._canonical
 
     @property
-    def target_symbols(self):
+    def target_symbols(self) -> tuple[sympy.Symbol, ...]:
         return self.target.coords
 
     def substitution(self) -> dict:
@@ -232,6 +234,21 @@ class Map:
         return f"${self._latex()}$"
 
 
+class _IFTData:
+    """The implicit function theorem as computed for an :class:`ImplicitMap` (symbolic mode).
+
+    ``rows[i]`` is ``{k: dF_i/du_k}`` (the matrix A), ``rhs[j][i]`` is ``-dF_i/dx_j`` (the matrix
+    C), and ``cramer`` the :class:`geomcheck.linalg.CramerSolution` the derivatives
+    ``du/dx = A^{-1} C`` were taken from (None when sparse elimination was used): derivations
+    typeset these, the very objects the pullbacks are made of.
+    """
+
+    __slots__ = ("rows", "rhs", "cramer")
+
+    def __init__(self, rows, rhs, cramer):
+        self.rows, self.rhs, self.cramer = rows, rhs, cramer
+
+
 class ImplicitMap:
     """A map ``M -> N`` whose new coordinates are defined by ``equations == 0``.
 
@@ -282,8 +299,11 @@ class ImplicitMap:
         error is raised and certificates of the map will answer None.
     """
 
-    def __init__(self, source: Chart, target: Chart, equations, new=None, auxiliary=(), parameters=None,
-                 guess=None, step=None, derivatives="auto"):
+    def __init__(self, source: Chart, target: Chart, equations: Sequence[sympy.Expr | float],
+                 new: Sequence[sympy.Symbol] | None = None, auxiliary: Sequence[sympy.Symbol] = (),
+                 parameters: Iterable[sympy.Symbol] | None = None,
+                 guess: Mapping[sympy.Symbol, sympy.Expr | float] | None = None, step: sympy.Symbol | None = None,
+                 derivatives: Literal["auto", "symbolic", "implicit"] = "auto"):
         _require_ordinary(source)
         _require_ordinary(target)
         if derivatives not in ("auto", "symbolic", "implicit"):
@@ -345,10 +365,11 @@ class ImplicitMap:
         self._canonical = None
         self.derivative_mode = None
         self.derivative_note = None
+        self.implicit_function_data = None
         self.dependence  # validate the Jacobian now: bad input fails at construction
 
     @property
-    def target_symbols(self):
+    def target_symbols(self) -> tuple[sympy.Symbol, ...]:
         return self.new
 
     @property
@@ -380,7 +401,7 @@ class ImplicitMap:
             self._check_structure(rows)
             small = (self.step,) if self.step is not None else ()
             symbolic = {k for row in rows for k, v in row.items() if not v.is_Number}
-            sols, why = None, None
+            sols, why, cramer, note = None, None, None, None
             mode = getattr(self, "derivatives", "auto")
             if mode == "implicit":
                 why = "requested with derivatives='implicit'"
@@ -390,7 +411,16 @@ class ImplicitMap:
             else:
                 deadline = time.monotonic() + SYMBOLIC_IFT_BUDGET if mode == "auto" else None
                 try:
-                    sols = solve_sparse(rows, rhs_columns, len(self.unknowns), deadline=deadline)
+                    # one denominator, det(dF/du): a symbolic pivot of sparse elimination would divide
+                    # by a quantity (h V''(q)) whose zeros are no singularity of the map
+                    cramer = solve_by_determinant(rows, rhs_columns, len(self.unknowns), deadline=deadline)
+                    if cramer is not None:
+                        sols = cramer.solutions()
+                        note = ("derivatives of the unknowns by the implicit function theorem, over the one"
+                                " denominator det(dF/du) (Cramer's rule after constant pivots)")
+                    else:
+                        sols = solve_sparse(rows, rhs_columns, len(self.unknowns), deadline=deadline)
+                        note = "derivatives of the unknowns by symbolic sparse elimination"
                 except SingularSystem as exc:
                     if not exc.undecided:
                         raise ImplicitMapError(
@@ -410,7 +440,8 @@ class ImplicitMap:
                 relation = Relation(list(self.canonical_equations), list(self.unknowns), guess=self.guess,
                                     small=small)
                 self.derivative_mode = "symbolic"
-                self.derivative_note = "derivatives of the unknowns by symbolic sparse elimination"
+                self.derivative_note = note
+                self.implicit_function_data = _IFTData(rows, rhs_columns, cramer)
                 self._dependence = Dependence(relation, derivatives)
             else:
                 self._dependence = self._implicit_dependence(rhs_columns, small, why)
@@ -509,7 +540,7 @@ def _transport(deps, subst: Mapping, guess_subst: Mapping, chain: Sequence, avoi
     return tuple(out), rename
 
 
-def pullback(a: Form, phi) -> Form:
+def pullback(a: Form, phi: Map | ImplicitMap) -> Form:
     """``phi^* a``: a form on ``phi.target`` pulled back to ``phi.source``.
 
     Works for :class:`Map` and :class:`ImplicitMap`; the pullback by an implicit map
@@ -549,7 +580,11 @@ def pullback(a: Form, phi) -> Form:
     return Form._raw(phi.source, acc.result(), a._deg, own + dependence)
 
 
-def compose(psi, phi):
+@overload
+def compose(psi: Map, phi: Map) -> Map: ...
+@overload
+def compose(psi: Map | ImplicitMap, phi: Map | ImplicitMap) -> Map | ImplicitMap: ...
+def compose(psi: Map | ImplicitMap, phi: Map | ImplicitMap) -> Map | ImplicitMap:
     """``psi o phi`` (phi first): a Map when both are explicit, otherwise an ImplicitMap."""
     for m in (psi, phi):
         if not isinstance(m, (Map, ImplicitMap)):
@@ -599,7 +634,11 @@ def _derivatives_of(*maps) -> str:
     return "auto"
 
 
-def submanifold_parametrization(chart: Chart, equations: Sequence, solve_for=None, parameters=None, guess=None):
+def submanifold_parametrization(
+        chart: Chart, equations: Sequence, solve_for: Sequence[sympy.Symbol | str] | None = None,
+        parameters: Iterable[sympy.Symbol] | None = None,
+        guess: Mapping[sympy.Symbol, sympy.Expr | float] | None = None,
+) -> tuple[Chart, Map | ImplicitMap]:
     """A parametrization of ``{equations == 0}`` by the coordinates not solved for.
 
     Parameters
@@ -671,7 +710,9 @@ def submanifold_parametrization(chart: Chart, equations: Sequence, solve_for=Non
         raise MapError(f"the equations {eqs} do not define a submanifold solvable for {solve_for}: {exc}") from None
 
 
-def restrict(a: Form, equations: Sequence, solve_for=None, parameters=None, guess=None) -> Form:
+def restrict(a: Form, equations: Sequence, solve_for: Sequence[sympy.Symbol | str] | None = None,
+             parameters: Iterable[sympy.Symbol] | None = None,
+             guess: Mapping[sympy.Symbol, sympy.Expr | float] | None = None) -> Form:
     """The restriction ``i^* a`` of a form to the submanifold ``{equations == 0}``.
 
     The result lives on the chart of the coordinates not solved for (see

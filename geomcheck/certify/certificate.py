@@ -112,12 +112,48 @@ class Certificate:
             verdict += r" The factor is $" + latex(self.factor) + "$."
         if self.witness is not None and self.holds is True:
             verdict += r" A witness is $" + latex(self.witness) + "$."
+        verdict += r" \emph{Soundness:} " + _tex_text(self.evidence()) + "."
         return body + verdict + "\n"
 
+    def evidence(self) -> str:
+        """What the verdict rests on, in words: ``"a proof (exact arithmetic)"``, ``"numerical evidence,
+        not a proof (randomized high-precision evaluation; 3 points; 50 digits)"``."""
+        rec = self.soundness
+        kind = getattr(rec, "kind", None) or _KIND_OF_STAGE.get(self.stage, "undecided")
+        stage = getattr(rec, "stage", None) or self.stage
+        details = [_STAGE_PHRASE[stage]] if stage in _STAGE_PHRASE else []
+        if getattr(rec, "points", 0):
+            details.append(f"{rec.points} point{'s' if rec.points != 1 else ''}")
+        if getattr(rec, "digits", None):
+            details.append(f"{rec.digits} digits")
+        if getattr(rec, "error_bound", None) is not None:
+            details.append(f"error probability at most {rec.error_bound:.1e}")
+        return _EVIDENCE.get(kind, kind) + (f" ({'; '.join(details)})" if details else "")
+
     def _repr_latex_(self) -> str:
-        """Jupyter (MathJax): the claim, the verdict and how it was decided; ``latex()`` has the derivation."""
-        text = _tex_text(f"{self.claim}: {self.verdict()} ({self.soundness.kind}; {self.stage})")
-        return "$\\text{" + text + "}$"
+        r"""Jupyter (MathJax): the claim in LaTeX, the verdict and what it rests on, in one line of
+        math, e.g. ``$\checkmark\; \varphi^* \omega = \omega \quad \text{holds: a proof (exact arithmetic)}$``;
+        :meth:`latex` has the derivation."""
+        mark = {True: r"\checkmark", False: r"\times", None: r"\text{?}"}[self.holds]
+        return ("$" + mark + r"\; " + claim_latex(self.claim) + r" \quad \text{" + _tex_text(self.verdict())
+                + ": " + _tex_text(self.evidence()) + "}$")
+
+    def _repr_html_(self) -> str:
+        """Jupyter (HTML, typeset by MathJax): the verdict, the claim, how it was decided and what
+        it rests on, with the derivation's LaTeX (for a paper) under a disclosure triangle."""
+        import html
+
+        colour = {True: "#1a7f37", False: "#cf222e", None: "#9a6700"}[self.holds]
+        mark = {True: "&#10003;", False: "&#10007;", None: "?"}[self.holds]
+        return (
+            '<div class="geomcheck-certificate">'
+            f'<span style="color:{colour};font-weight:bold">{mark} {html.escape(self.verdict())}</span> '
+            f"\\({html.escape(claim_latex(self.claim))}\\)"
+            f"<br><small>{html.escape(self.method)}</small>"
+            f"<br><small><em>Soundness:</em> {html.escape(self.evidence())}</small>"
+            "<details><summary>derivation (LaTeX)</summary>"
+            f'<pre style="white-space:pre-wrap">{html.escape(self.latex())}</pre></details></div>'
+        )
 
     def document(self) -> str:
         from ..latex import document
@@ -210,6 +246,133 @@ _KIND_OF_STAGE = {
 }
 
 
+#: the kinds of evidence, as the verdict of a derivation states them
+_EVIDENCE = {
+    "proof": "a proof", "probabilistic proof": "a probabilistic proof",
+    "numerical evidence": "numerical evidence, not a proof",
+    "numerical evidence (inexact data)": "numerical evidence on inexact data, not a proof",
+    "counterexample": "a counterexample", "undecided": "undecided",
+}
+
+#: how each stage of the zero test decided, in words
+_STAGE_PHRASE = {
+    "structural": "structurally", "exact": "exact arithmetic", "modular": "exact arithmetic modulo random primes",
+    "randomized": "randomized high-precision evaluation", "numeric": "evaluation of inexact data",
+    "pieces": "randomized evaluation, piece by piece",
+}
+
+_GREEK = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma tau upsilon"
+          " phi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega").split()
+#: words of a claim that are mathematics, not English
+_MATH_WORDS = {"id": r"\mathrm{id}", "grad": r"\nabla", "exp": r"\exp", "log": r"\log", "sin": r"\sin",
+               "cos": r"\cos", "det": r"\det", "dim": r"\dim", "sum": r"\sum", "rank": r"\operatorname{rank}"}
+_CLAIM_TOKEN = re.compile(r"[A-Za-z]+|==|!=|>=|<=|\s+|.", re.S)
+
+
+def claim_latex(claim: str) -> str:
+    r"""A certificate's claim (ASCII mathematics with English words) as LaTeX math.
+
+    Greek names become letters (``phi`` is ``\varphi``), ``==`` is ``=``, `` o `` is ``\circ``,
+    `` ^ `` between forms is ``\wedge``, ``L_X`` is ``\mathcal{L}_X``; runs of English words
+    are set as text.
+
+    >>> print(claim_latex("phi^* omega == omega"))
+    \varphi^* \omega = \omega
+    >>> print(claim_latex("phi_h o phi_{-h} == id"))
+    \varphi_h \circ \varphi_{-h} = \mathrm{id}
+    >>> print(claim_latex("phi^* eta == g eta, g nowhere zero for small h"))
+    \varphi^* \eta = g \eta, g\text{ nowhere zero for small }h
+    """
+    tokens = _CLAIM_TOKEN.findall(str(claim))
+    out, text, depth = [], [], []
+
+    def english(k):
+        tok = tokens[k]
+        nxt = tokens[k + 1] if k + 1 < len(tokens) else ""
+        prev = tokens[k - 1] if k else ""
+        if not (tok.isalpha() and tok.islower()) or tok in _GREEK or tok in _MATH_WORDS:
+            return False
+        if nxt in ("_", "^", "(", "'") or prev in ("_", "^"):
+            return False
+        if len(tok) == 1:
+            return tok == "a" and _english_ahead(tokens, k + 1)
+        return not (len(tok) == 2 and tok[0] == "d")
+
+    def flush():
+        if text:
+            words = "".join(text)
+            core = words.strip()
+            if core:
+                lead = " " if words[:1].isspace() else ""
+                trail = " " if words[-1:].isspace() else ""
+                if out and out[-1] == " " and lead:
+                    out.pop()
+                out.append(r"\text{" + lead + tex_text(core) + trail + "}")
+            text.clear()
+
+    for k, tok in enumerate(tokens):
+        nxt = tokens[k + 1] if k + 1 < len(tokens) else ""
+        prev = tokens[k - 1] if k else ""
+        if english(k) or (tok.isspace() and (text or _english_ahead(tokens, k + 1))) \
+                or (text and tok in ",;" and _english_ahead(tokens, k + 1)):
+            text.append(" " if tok.isspace() else tok)
+            continue
+        flush()
+        if tok.isspace():
+            if out and out[-1] != " ":
+                out.append(" ")
+        elif tok in _GREEK:
+            out.append({"phi": r"\varphi", "epsilon": r"\varepsilon"}.get(tok, "\\" + tok))
+        elif tok in _MATH_WORDS and prev not in ("_", "^"):
+            out.append(_MATH_WORDS[tok])
+        elif tok == "L" and nxt == "_":
+            out.append(r"\mathcal{L}")
+        elif tok in ("==", "!=", ">=", "<="):
+            out.append({"==": "=", "!=": r"\neq", ">=": r"\geq", "<=": r"\leq"}[tok])
+        elif tok == "o" and prev.isspace() and nxt.isspace():
+            out.append(r"\circ")
+        elif tok == "^" and prev.isspace() and nxt.isspace():
+            out.append(r"\wedge")
+        elif tok in "^_" and (not nxt or nxt.isspace()):      # a script with nothing to carry
+            out.append(r"\hat{}" if tok == "^" else r"\_")
+        elif tok == "{":
+            script = prev in ("_", "^")
+            depth.append(script)
+            out.append("{" if script else r"\{")
+        elif tok == "}":
+            out.append("}" if depth and depth.pop() else r"\}")
+        elif tok in "#$%&":
+            out.append("\\" + tok)
+        elif tok == "~":
+            out.append(r"\sim")
+        elif tok == "\\":
+            out.append(r"\backslash")
+        else:
+            out.append(tok)
+    flush()
+    out += ["}"] * sum(1 for script in depth if script)     # a script left open
+    result = ""
+    for piece in out:
+        # a command followed by a letter needs a space (\varphi h, not \varphih)
+        if piece[:1].isalpha() and re.search(r"\\[A-Za-z]+$", result):
+            result += " "
+        result += piece
+    return result.strip()
+
+
+def _english_ahead(tokens, k) -> bool:
+    """Whether an English word follows (through spaces and commas) from token ``k``."""
+    for i in range(k, len(tokens)):
+        tok = tokens[i]
+        if tok.isspace() or tok in ",;":
+            continue
+        if tok == "a":
+            return _english_ahead(tokens, i + 1)
+        return (tok.isalpha() and tok.islower() and len(tok) >= 2 and tok not in _GREEK and tok not in _MATH_WORDS
+                and not (len(tok) == 2 and tok[0] == "d"))
+    return False
+
+
 def _tex_text(s: str) -> str:
     """Plain text made safe inside LaTeX (see :func:`geomcheck.latex.tex_text`)."""
     return tex_text(s)
@@ -222,9 +385,22 @@ def _tex_key(k) -> str:
     they give LaTeX errors like a double subscript).
     """
     s = str(k)
-    if re.fullmatch(r"[A-Za-z]+[0-9]*(_[A-Za-z0-9]+)?", s):
+    if re.fullmatch(r"[A-Za-z]+[0-9]*(_[A-Za-z0-9]+|_\{[A-Za-z0-9,+\-]+\})?(\^\{[A-Za-z0-9()+\-]+\})?'*", s):
         return sympy.latex(sympy.Symbol(s))
+    m = _JET_KEY.fullmatch(s)
+    if m:       # df_1/dp_1(1/2, 3): a derivative in the user's notation, at a point
+        order, name, below, args = m.groups()
+        slots = re.findall(r"d([A-Za-z][A-Za-z0-9_{},]*?)(?:\^(\d+))?(?=d[A-Za-z]|$)", below)
+        if slots and all(re.fullmatch(_NAME, v) for v, _ in slots) and re.fullmatch(_NAME, name):
+            top = r"\partial" + ("^{%s}" % order if order and order != "1" else "") + " " + sympy.latex(sympy.Symbol(name))
+            bottom = r"\,".join(r"\partial " + sympy.latex(sympy.Symbol(v)) + ("^{%s}" % n if n else "")
+                                 for v, n in slots)
+            return r"\frac{" + top + "}{" + bottom + r"}\left(" + _tex_text(args).replace(",", ",\\,") + r"\right)"
     return r"\text{" + _tex_text(s) + "}"
+
+
+_NAME = r"[A-Za-z]+[0-9]*(_[A-Za-z0-9]+|_\{[A-Za-z0-9,]+\})?"
+_JET_KEY = re.compile(r"d(?:\^(\d+))?([A-Za-z][^/]*)/((?:d[^(]+))\((.*)\)")
 
 
 def _tex_value(v) -> str:

@@ -39,9 +39,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import Any, Literal
 from dataclasses import replace
 
 import sympy
+from sympy.polys.polyerrors import PolynomialError
 
 from ..errors import (
     ChartMismatchError,
@@ -227,12 +229,95 @@ def _show(obj) -> str:
     return summarize(obj, _TYPESET_NODES)
 
 
-def _map_step(D: Derivation, phi) -> Derivation:
+def _show_in(expr, T=None) -> str:
+    """An expression in the notation of the implicit map's derivation (``H_{qp}`` at ``z``), when there is one."""
+    if T is None or isinstance(expr, Form):
+        return _show(expr)
+    try:
+        return T.notation.latex(expr)
+    except _TYPESETTING_ERRORS:
+        return _show(expr)
+
+
+#: what the typesetting of an implicit map may raise on expressions it cannot present (then the
+#: derivation shows the objects as they are: a verdict never depends on its typesetting)
+_TYPESETTING_ERRORS = (PolynomialError, sympy.SympifyError, ValueError, TypeError, NotImplementedError,
+                       AttributeError, KeyError, IndexError, RecursionError)
+
+
+def _typesetting(phi):
+    """The derivation's typesetting of an implicit map in the user's notation, or None
+    (explicit maps, and implicit maps without symbolic implicit-function-theorem data)."""
+    from .implicit_tex import ImplicitTypesetting
+
+    try:
+        return ImplicitTypesetting.of(phi)
+    except _TYPESETTING_ERRORS:
+        return None
+
+
+def _map_step(D: Derivation, phi, T=None, claim_tex=None) -> Derivation:
+    if T is not None:
+        try:
+            return T.map_steps(D, claim_tex)
+        except _TYPESETTING_ERRORS:
+            pass
     if isinstance(phi, Map):
         if expression_size(list(phi.exprs), _TYPESET_NODES) > _TYPESET_NODES:
             return D.add(r"The map $\varphi$ is", r"\text{(explicit, more than %d nodes)}" % _TYPESET_NODES)
         return D.add(r"The map $\varphi$ is", latex(phi))
     return D.add(r"The map $\varphi$ is defined implicitly by", latex(phi))
+
+
+def _form_step(D: Derivation, text: str, lhs: str, form, T=None, label: str = "N", holds=None) -> Derivation:
+    """``lhs = form``: over powers of the determinant of the implicit function theorem, with
+    the numerators expanded, when the map is implicit (:mod:`.implicit_tex`).  For a residual
+    (``holds`` given), numerators that are not identically zero are reduced by the equations of
+    the map solved for their unknowns, and what the reduction shows is said."""
+    try:
+        rows = T.form_rows(lhs, form, label) if T is not None and isinstance(form, Form) else None
+        if rows is not None:
+            from .implicit_tex import numerators_rows
+
+            shown = numerators_rows(T, rows[1])
+            solutions = _on_solutions_phrase(T, rows[3], holds) if rows[3] and holds is not None else ""
+    except _TYPESETTING_ERRORS:
+        rows = None
+    if rows is None:
+        return D.add(text, lhs + " &= " + _show(form))
+    head, numerators, vanished, _, power = rows
+    over = "" if T.constant_delta or not power else r"over powers of $\Delta$, "
+    notes = []
+    if numerators:
+        notes.append(over + r"the numerators expanded and written through $\Delta$ where it divides them" if over
+                     else "the coefficients expanded")
+    if vanished:
+        what = ("the coefficient" if T.constant_delta else "the numerator") + ("s" if vanished > 1 else "")
+        of = "" if vanished == 1 and not numerators else (" of %d further component%s" % (vanished, "s" * (vanished > 1))
+                                                          if numerators else " of all %d components" % vanished)
+        verb = " expand" + "s" * (vanished == 1 and not of) + " to 0"
+        notes.append((over if not numerators else "") + what + of + verb)
+    text = text + (" (" + "; ".join(notes) + ")" if notes else "")
+    D = D.add(text, head + (r" \\ " + shown if numerators else ""))
+    return D.add(solutions) if solutions else D
+
+
+def _on_solutions_phrase(T, numerators, holds) -> str:
+    """What the numerators of a residual become once the equations of the map are used."""
+    reduced = [T.on_solutions(num) for _, num, _ in numerators]
+    names = []
+    for r in reduced:
+        if r is not None:
+            names += [u for u in r[1] if u not in names]
+    if names and all(r is not None and r[0] == 0 for r in reduced):
+        unknowns = ", ".join("$" + T.notation.symbol_latex(u) + "$" for u in names)
+        return (r"These are not zero as polynomials, but they vanish on the solutions of the equations:"
+                r" with " + unknowns + r" replaced by what the equations give "
+                + ("it" if len(names) == 1 else "them") + r", each expands to 0.")
+    if holds is True:
+        return (r"These are not zero as polynomials; they vanish where the unknowns solve the equations"
+                r" of $\varphi$, as the decision below shows.")
+    return ""
 
 
 def _identification_step(D: Derivation, ident: _Identification) -> Derivation:
@@ -253,7 +338,7 @@ _WEAKEST_FIRST = ("undecided", "numerical evidence", "probabilistic proof", "pro
 
 
 def _certificate(claim, residual: Form, D: Derivation, conditions=(), factor=None, ident=None,
-                 domain=(), decisions=()) -> Certificate:
+                 domain=(), decisions=(), T=None) -> Certificate:
     """The certificate of ``residual == 0`` and of every extra condition.
 
     ``conditions``: ``(holds, phrase, counterexample, stage)`` for what the claim needs
@@ -262,7 +347,7 @@ def _certificate(claim, residual: Form, D: Derivation, conditions=(), factor=Non
     one leaves it undecided; ``factor`` is kept only when everything holds.  ``decisions``
     are the other zero tests the verdict rests on (their soundness records are weighed
     with the residual's).  ``domain``: the claim's region as ``(name, phrase)`` pairs
-    (:func:`_where`).
+    (:func:`_where`).  ``T``: the typesetting of an implicit map (:func:`_typesetting`).
     """
     decision = residual.zero_decision()
     holds, method, stage = decision.is_zero, decision.method, decision.stage
@@ -284,7 +369,7 @@ def _certificate(claim, residual: Form, D: Derivation, conditions=(), factor=Non
     if ident is not None and not ident.trivial:
         method = method + "; " + ident.phrase()
     soundness = _claim_soundness(soundness, domain)
-    D = D.add(r"The residual, which must vanish, is", r"R &= " + _show(residual))
+    D = _form_step(D, r"The residual, which must vanish, is", "R", residual, T, "N^{R}", holds=holds)
     return Certificate(
         claim=claim,
         holds=holds,
@@ -555,7 +640,8 @@ def _user_factor(f, region, relations=()):
 # -------------------------------------------------------------------------------- certificates
 
 
-def certify_preserves(phi, form: Form, *, identify=None) -> Certificate:
+def certify_preserves(phi: Map | ImplicitMap, form: Form, *,
+                      identify: Mapping[Any, Any] | Literal["by position"] | None = None) -> Certificate:
     """Certify ``phi^* form == form`` for a form of any degree (e.g. a modified 2-form).
 
     Parameters
@@ -590,14 +676,17 @@ def certify_preserves(phi, form: Form, *, identify=None) -> Certificate:
     ident = _identification(phi, identify, "certify_preserves")
     target, source = _on_both(form, phi, ident)
     pulled = pullback(target, phi)
-    D = _map_step(Derivation(r"$\varphi^*\alpha = \alpha$"), phi)
+    T = _typesetting(phi)
+    D = _map_step(Derivation(r"$\varphi^*\alpha = \alpha$"), phi, T, r"\varphi^*\alpha = \alpha")
     D = _identification_step(D, ident)
     D = D.add(r"The form is", r"\alpha &= " + _show(source))
-    D = D.add(r"Its pullback is", r"\varphi^*\alpha &= " + _show(pulled))
-    return _certificate("phi^* alpha == alpha", pulled - source, D, ident=ident, domain=_where(phi))
+    D = _form_step(D, r"Its pullback is", r"\varphi^*\alpha", pulled, T)
+    return _certificate("phi^* alpha == alpha", pulled - source, D, ident=ident, domain=_where(phi), T=T)
 
 
-def certify_symplectic(phi, omega: Form, *, identify=None, domain=None) -> Certificate:
+def certify_symplectic(phi: Map | ImplicitMap, omega: Form, *,
+                       identify: Mapping[Any, Any] | Literal["by position"] | None = None,
+                       domain: Mapping[Any, tuple[Any, Any] | sympy.Interval] | Domain | None = None) -> Certificate:
     """Certify ``phi^* omega == omega`` for a symplectic (non-degenerate) 2-form omega.
 
     Parameters
@@ -648,15 +737,20 @@ def certify_symplectic(phi, omega: Form, *, identify=None, domain=None) -> Certi
     nondegenerate = _nondegeneracy(omega, "certify_symplectic", _region(omega.chart, domain, "certify_symplectic"))
     target, source = _on_both(omega, phi, ident)
     pulled = pullback(target, phi)
-    D = _map_step(Derivation(r"$\varphi$ is symplectic: $\varphi^*\omega = \omega$"), phi)
+    T = _typesetting(phi)
+    D = _map_step(Derivation(r"$\varphi$ is symplectic: $\varphi^*\omega = \omega$"), phi, T,
+                  r"\varphi^*\omega = \omega")
     D = _identification_step(D, ident)
     D = D.add(r"The symplectic form is", r"\omega &= " + _show(source))
-    D = D.add(r"Its pullback is", r"\varphi^*\omega &= " + _show(pulled))
+    D = _form_step(D, r"Its pullback is", r"\varphi^*\omega", pulled, T)
     return _certificate("phi^* omega == omega", pulled - source, D, [nondegenerate], ident=ident,
-                        domain=_where(phi, region))
+                        domain=_where(phi, region), T=T)
 
 
-def certify_conformal_symplectic(phi, omega: Form, *, identify=None, domain=None, small_step=None) -> Certificate:
+def certify_conformal_symplectic(phi: Map | ImplicitMap, omega: Form, *,
+                                 identify: Mapping[Any, Any] | Literal["by position"] | None = None,
+                                 domain: Mapping[Any, tuple[Any, Any] | sympy.Interval] | Domain | None = None,
+                                 small_step: sympy.Symbol | None = None) -> Certificate:
     """Certify ``phi^* omega == k omega`` with k a nonzero constant (returned as ``factor``).
 
     k must be constant (its differential vanishes, on the solution manifold for implicit
@@ -711,11 +805,13 @@ def certify_conformal_symplectic(phi, omega: Form, *, identify=None, domain=None
     k = _factor(pulled, source)
     relations = tuple(dep.relation for dep in pulled.dependence)
     shown, closed = _user_factor(k, region, relations)
-    D = _map_step(Derivation(r"$\varphi$ is conformally symplectic: $\varphi^*\omega = k\,\omega$"), phi)
+    T = _typesetting(phi)
+    D = _map_step(Derivation(r"$\varphi$ is conformally symplectic: $\varphi^*\omega = k\,\omega$"), phi, T,
+                  r"\varphi^*\omega = k\,\omega")
     D = _identification_step(D, ident)
     D = D.add(r"The symplectic form is", r"\omega &= " + _show(source))
-    D = D.add(r"Its pullback is", r"\varphi^*\omega &= " + _show(pulled))
-    D = D.add(r"Comparing one component gives the factor", r"k &= " + _show(shown))
+    D = _form_step(D, r"Its pullback is", r"\varphi^*\omega", pulled, T)
+    D = D.add(r"Comparing one component gives the factor", r"k &= " + _show_in(shown, T))
     # k must be a constant: its differential vanishes (on the solution manifold for implicit maps)
     try:
         dk = d(Form._raw(phi.source, {(): k} if k != 0 else {}, 0, pulled.dependence))
@@ -732,7 +828,7 @@ def certify_conformal_symplectic(phi, omega: Form, *, identify=None, domain=None
         constant = dk.zero_decision()
         phrase = (f"the factor is constant ({constant.method})" if constant.is_zero else
                   f"the factor is not shown constant: d k = {dk} ({constant.method})")
-        D = D.add(r"and $k$ must be constant:", r"\mathrm{d}k &= " + _show(dk))
+        D = _form_step(D, r"and $k$ must be constant:", r"\mathrm{d}k", dk, T, "N^{k}")
     conditions = [nondegenerate,
                   (constant.is_zero, phrase, constant.point if constant.is_zero is False else None, constant.stage)]
     if constant.is_zero is not False:
@@ -747,7 +843,7 @@ def certify_conformal_symplectic(phi, omega: Form, *, identify=None, domain=None
     claim = "phi^* omega == k omega, k a nonzero constant" + (f" for small {small_step}" if small_step is not None else "")
     return _certificate(claim, pulled - k * source, D, conditions,
                         factor=shown, ident=ident, domain=_where(phi, region),
-                        decisions=[constant] + ([closed] if closed is not None else []))
+                        decisions=[constant] + ([closed] if closed is not None else []), T=T)
 
 
 def _constant_by_two_points(k, chart, dependence):
@@ -767,7 +863,11 @@ def _constant_by_two_points(k, chart, dependence):
     return decide_zero(k - k2, relations=relations, domain=chart.domain), k2
 
 
-def certify_contact(phi, eta: Form, *, identify=None, domain=None, small_step=None, factor_hint=None) -> Certificate:
+def certify_contact(phi: Map | ImplicitMap, eta: Form, *,
+                    identify: Mapping[Any, Any] | Literal["by position"] | None = None,
+                    domain: Mapping[Any, tuple[Any, Any] | sympy.Interval] | Domain | None = None,
+                    small_step: sympy.Symbol | None = None,
+                    factor_hint: sympy.Expr | float | None = None) -> Certificate:
     """Certify ``phi^* eta == g eta`` for a function g nowhere zero on the domain (returned as ``factor``).
 
     g is proved nowhere zero on the source chart's domain, the parameters ranging over
@@ -836,18 +936,22 @@ def certify_contact(phi, eta: Form, *, identify=None, domain=None, small_step=No
                                           "the factor g", relations, closed)
     else:
         nonzero = _nowhere_zero(shown, phi.source, region, _implicit_symbols(pulled), "the factor g", relations, closed)
-    D = _map_step(Derivation(r"$\varphi$ is a contact map: $\varphi^*\eta = g\,\eta$"), phi)
+    T = _typesetting(phi)
+    D = _map_step(Derivation(r"$\varphi$ is a contact map: $\varphi^*\eta = g\,\eta$"), phi, T,
+                  r"\varphi^*\eta = g\,\eta")
     D = _identification_step(D, ident)
     D = D.add(r"The contact form is", r"\eta &= " + _show(source))
-    D = D.add(r"Its pullback is", r"\varphi^*\eta &= " + _show(pulled))
-    D = D.add(r"Comparing one component gives the conformal factor, which must vanish nowhere on the domain",
-              r"g &= " + _show(shown))
+    D = _form_step(D, r"Its pullback is", r"\varphi^*\eta", pulled, T)
+    D = D.add(r"Comparing one component gives the conformal factor $g$; it must vanish nowhere on the domain",
+              r"g &= " + _show_in(shown, T))
     claim = "phi^* eta == g eta, g nowhere zero" + (f" for small {small_step}" if small_step is not None else "")
     return _certificate(claim, pulled - g * source, D, [nonzero], factor=shown,
-                        ident=ident, domain=_where(phi, region), decisions=[closed] if closed is not None else [])
+                        ident=ident, domain=_where(phi, region), decisions=[closed] if closed is not None else [],
+                        T=T)
 
 
-def certify_conserves(phi, H, *, identify=None) -> Certificate:
+def certify_conserves(phi: Map | ImplicitMap, H: sympy.Expr | float, *,
+                      identify: Mapping[Any, Any] | Literal["by position"] | None = None) -> Certificate:
     """Certify ``H o phi == H``: the map conserves the function H (an energy, a momentum).
 
     Parameters
@@ -878,10 +982,11 @@ def certify_conserves(phi, H, *, identify=None) -> Certificate:
     relations = (phi.dependence.relation,) if isinstance(phi, ImplicitMap) else ()
     residual = after - e
     decision = decide_zero(residual, relations=relations, domain=phi.source.domain)
-    D = _map_step(Derivation(r"$\varphi$ conserves $H$: $H\circ\varphi = H$"), phi)
+    T = _typesetting(phi)
+    D = _map_step(Derivation(r"$\varphi$ conserves $H$: $H\circ\varphi = H$"), phi, T, r"H\circ\varphi = H")
     D = _identification_step(D, ident)
     D = D.add(r"The quantity is", r"H &= " + _show(e))
-    D = D.add(r"The residual, which must vanish, is", r"H\circ\varphi - H &= " + _show(residual))
+    D = D.add(r"The residual, which must vanish, is", r"H\circ\varphi - H &= " + _show_in(residual, T))
     method = decision.method + ("" if ident.trivial else "; " + ident.phrase())
     return Certificate(
         claim="H o phi == H", holds=decision.is_zero, method=method, stage=decision.stage,

@@ -65,11 +65,13 @@ coupling point ``b = n_b dx = 0.2`` as printed, and 104 coordinates.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Iterable, Literal, Mapping, Sequence
 
 import sympy
+from sympy.core.function import AppliedUndef
 
 from ..algebra import Chart
 from ..certify.certificate import Certificate
@@ -237,7 +239,8 @@ class CoupledSystem:
     def __setattr__(self, name, value):
         raise AttributeError(f"CoupledSystem is immutable; cannot set {name!r} (build a new system)")
 
-    def __init__(self, subsystems, parameters=None, expand=True):
+    def __init__(self, subsystems: Iterable[Subsystem], parameters: Iterable[sympy.Symbol] | None = None,
+                 expand: bool = True):
         set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
         subs = []
         for i, s in enumerate(subsystems):
@@ -339,7 +342,8 @@ class CoupledSystem:
         return f"${self._latex()}$"
 
 
-def generic_coupled_system(sizes=(1, 1), interaction_depends_on="all") -> CoupledSystem:
+def generic_coupled_system(sizes: Sequence[int] = (1, 1),
+                           interaction_depends_on: Literal["all", "positions"] = "all") -> CoupledSystem:
     """Subsystems with undefined ``H_i(q_i, p_i)`` and undefined interactions ``f_i``.
 
     Parameters
@@ -353,14 +357,23 @@ def generic_coupled_system(sizes=(1, 1), interaction_depends_on="all") -> Couple
     Examples
     --------
     >>> from geomcheck.structures import generic_coupled_system
-    >>> generic_coupled_system((2, 1)).chart
-    Chart('q1_1 q1_2 p1_1 p1_2 q2_1 p2_1')
+    >>> generic_coupled_system((2, 1)).chart.coords
+    (q_{1,1}, q_{1,2}, p_{1,1}, p_{1,2}, q_2, p_2)
+    >>> generic_coupled_system((1, 1)).subsystems[0].hamiltonian
+    H_1(q_1, p_1)
     """
     sizes = list(sizes)
     if not sizes or any(not isinstance(k, int) or k < 1 for k in sizes):
         raise SubsystemShapeError(f"block sizes must be positive integers, got {sizes}")
-    qs = [sympy.symbols(f"q{i + 1}_1:{k + 1}") for i, k in enumerate(sizes)]
-    ps = [sympy.symbols(f"p{i + 1}_1:{k + 1}") for i, k in enumerate(sizes)]
+    # the names a paper uses: q_1, p_1, H_1, f_1 for blocks of one coordinate, q_{1,2} and f_{1,2}
+    # for the second coordinate of the first block
+    def block(letter, i, k):
+        if k == 1:
+            return (sympy.Symbol(f"{letter}_{i + 1}"),)
+        return tuple(sympy.Symbol(f"{letter}_{{{i + 1},{j + 1}}}") for j in range(k))
+
+    qs = [block("q", i, k) for i, k in enumerate(sizes)]
+    ps = [block("p", i, k) for i, k in enumerate(sizes)]
     if interaction_depends_on == "all":
         args = [x for q, p in zip(qs, ps) for x in q + p]
     elif interaction_depends_on == "positions":
@@ -369,8 +382,8 @@ def generic_coupled_system(sizes=(1, 1), interaction_depends_on="all") -> Couple
         raise InvalidArgumentError(f"interaction_depends_on must be 'all' or 'positions', got {interaction_depends_on!r}")
     subs = []
     for i, (q, p) in enumerate(zip(qs, ps)):
-        H = sympy.Function(f"H{i + 1}")(*q, *p)
-        f = [sympy.Function(f"f{i + 1}_{j + 1}")(*args) for j in range(len(q))]
+        H = sympy.Function(f"H_{i + 1}")(*q, *p)
+        f = [sympy.Function(f"f_{i + 1}" if len(q) == 1 else f"f_{{{i + 1},{j + 1}}}")(*args) for j in range(len(q))]
         subs.append(Subsystem(q, p, H, f, name=str(i + 1)))
     return CoupledSystem(subs)
 
@@ -378,11 +391,89 @@ def generic_coupled_system(sizes=(1, 1), interaction_depends_on="all") -> Couple
 # --------------------------------------------------------------------------- Lemma 6
 
 
-def _equality_certificate(claim, residual: Form, D: Derivation, method_prefix="") -> Certificate:
+def _own_functions(obj) -> dict:
+    """``{name: arguments}`` of the undefined functions applied to distinct symbols in ``obj`` (a form,
+    an expression): the functions a derivation may write without their arguments."""
+    exprs = list(obj.terms.values()) if isinstance(obj, Form) else [sympy.sympify(obj)]
+    out = {}
+    for e in exprs:
+        for f in e.atoms(AppliedUndef):
+            if all(isinstance(a, sympy.Symbol) for a in f.args) and len(set(f.args)) == len(f.args):
+                out.setdefault(f.func.__name__, f.args)
+    return out
+
+
+def _compact(obj):
+    """``obj`` with every undefined function at its own arguments, and every derivative of one, replaced
+    by a symbol printed as a paper writes it: ``H_1`` and ``\\partial H_1/\\partial q_1`` (the arguments are
+    said once, by :func:`_arguments_phrase`)."""
+    def rename(e):
+        table = {}
+        for node in sympy.preorder_traversal(e):
+            if isinstance(node, sympy.Derivative) and isinstance(node.expr, AppliedUndef):
+                f = node.expr
+                if not (all(isinstance(a, sympy.Symbol) for a in f.args) and len(set(f.args)) == len(f.args)):
+                    continue
+                if not all(v in f.args and isinstance(n, (int, sympy.Integer)) for v, n in node.variable_count):
+                    continue
+                order = sum(int(n) for _, n in node.variable_count)
+                below = r"\,".join(r"\partial " + sympy.latex(v) + ("^{%d}" % n if n > 1 else "")
+                                    for v, n in node.variable_count)
+                top = r"\partial" + ("^{%d}" % order if order > 1 else "") + " " + sympy.latex(sympy.Symbol(f.func.__name__))
+                table[node] = sympy.Dummy(r"\frac{" + top + "}{" + below + "}")
+        for f in e.atoms(AppliedUndef):
+            if all(isinstance(a, sympy.Symbol) for a in f.args) and len(set(f.args)) == len(f.args):
+                table.setdefault(f, sympy.Dummy(sympy.latex(sympy.Symbol(f.func.__name__))))
+        return e.xreplace(table) if table else e
+
+    if isinstance(obj, Form):
+        return Form._raw(obj.chart, {k: rename(v) for k, v in obj.terms.items()}, obj._deg)
+    return rename(sympy.sympify(obj))
+
+
+def _arguments_phrase(functions: Mapping) -> str:
+    """``where $H_1 = H_1(q_1, p_1)$ and ...``: what the compact names stand for."""
+    if not functions:
+        return ""
+    parts = []
+    for name, args in sorted(functions.items(), key=lambda t: (len(t[1]), t[0])):
+        n = sympy.latex(sympy.Symbol(name))
+        parts.append("$" + n + " = " + n + "(" + ", ".join(sympy.latex(a) for a in args) + ")$")
+    return "where " + (", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0])
+
+
+_SLOTS_JET = re.compile(r"d\^(\d+)([^/\s(]+)/((?:dx\d+(?:\^\d+)?)+)\(")
+
+
+def _user_jets(text: str, functions: Mapping) -> str:
+    """The zero test's names of jets, ``d^1f_1/dx2(...)``, in the user's notation: ``df_1/dp_1(...)``
+    (the slots named after the arguments the function was applied to)."""
+    def named(m):
+        order, name, slots = int(m.group(1)), m.group(2), m.group(3)
+        args = functions.get(name)
+        if args is None:
+            return m.group(0)
+        below = []
+        for k, n in re.findall(r"dx(\d+)(?:\^(\d+))?", slots):
+            k = int(k) - 1
+            if k >= len(args):
+                return m.group(0)
+            below.append("d" + str(args[k]) + (f"^{n}" if n else ""))
+        return ("d" if order == 1 else f"d^{order}") + name + "/" + "".join(below) + "("
+    return _SLOTS_JET.sub(named, str(text))
+
+
+def _equality_certificate(claim, residual: Form, D: Derivation, method_prefix="", functions=None) -> Certificate:
     decision = residual.zero_decision()
+    point = _counterexample(residual, decision)
+    method = method_prefix + decision.method
+    if functions:
+        method = _user_jets(method, functions)
+        point = {_user_jets(k, functions) if isinstance(k, str) else k: v for k, v in point.items()} \
+            if point else point
     return Certificate(
-        claim=claim, holds=decision.is_zero, method=method_prefix + decision.method, stage=decision.stage,
-        residual=residual, counterexample=_counterexample(residual, decision), derivation=D,
+        claim=claim, holds=decision.is_zero, method=method, stage=decision.stage,
+        residual=residual, counterexample=point, derivation=D,
         soundness=getattr(decision, "soundness", None),
     )
 
@@ -449,6 +540,14 @@ def coupled_lie_derivative(system: CoupledSystem) -> CoupledLieDerivative:
     printed = system.printed_closed_form()
 
     D = Derivation(r"Lemma 6: $\mathcal{L}_X\omega$ for the coupled system")
+    # the computed forms in the user's notation: H_1 and its derivatives, without arguments
+    functions = _own_functions(direct)
+    for extra in (i_w, cartan):
+        functions.update({k: v for k, v in _own_functions(extra).items() if k not in functions})
+
+    def user(obj):
+        return show(_compact(obj))
+
     subs = system.subsystems
     qn = {s.name: sympy.latex(sympy.Symbol(f"q_{s.name}")) for s in subs}
     pn = {s.name: sympy.latex(sympy.Symbol(f"p_{s.name}")) for s in subs}
@@ -458,37 +557,41 @@ def coupled_lie_derivative(system: CoupledSystem) -> CoupledLieDerivative:
     omega_sym = " + ".join(cw[n] + r"\mathrm{d}" + qn[n] + r"\wedge\mathrm{d}" + pn[n] for n in qn)
     D = D.add(r"The system is $\dot q_i = c_i^{-1}\partial H_i/\partial p_i$, "
               r"$\dot p_i = -c_i^{-1}\partial H_i/\partial q_i + f_i$ with the form",
-              r"\omega &= " + omega_sym + r" = " + show(w))
+              r"\omega &= " + omega_sym + r" = " + user(w))
+    if functions:
+        D = D.add(_arguments_phrase(functions) + ".")
     D = D.add(r"By Cartan's formula", r"\mathcal{L}_X\omega &= \mathrm{d}(i_X\omega) + i_X(\mathrm{d}\omega),"
-              r" \qquad \mathrm{d}\omega = " + show(dw))
-    ix = " + ".join(
+              r" \qquad \mathrm{d}\omega = " + user(dw))
+    ix = r" \\ &\quad + ".join(
         r"\frac{\partial " + Hn[n] + r"}{\partial " + pn[n] + r"}\cdot\mathrm{d}" + pn[n]
         + r" + \left(\frac{\partial " + Hn[n] + r"}{\partial " + qn[n] + r"} - " + cw[n] + fn[n]
         + r"\right)\cdot\mathrm{d}" + qn[n] for n in qn)
     D = D.add(r"The interior product is ($i_X(\mathrm{d}q\wedge\mathrm{d}p) = \dot q\,\mathrm{d}p - \dot p\,\mathrm{d}q$)",
-              r"i_X\omega &= " + ix + r" \\ &= " + show(i_w))
+              r"i_X\omega &= " + ix + r" \\ &= " + user(i_w))
     dix = r" \\ &\quad + ".join(
         r"\left(\frac{\partial^2 " + Hn[n] + r"}{\partial " + pn[n] + r"\partial " + qn[n] + r"}\mathrm{d}" + qn[n]
         + r" + \frac{\partial^2 " + Hn[n] + r"}{\partial " + pn[n] + r"^2}\mathrm{d}" + pn[n] + r"\right)\wedge\mathrm{d}"
-        + pn[n] + r" + \left(\frac{\partial^2 " + Hn[n] + r"}{\partial " + qn[n] + r"^2}\mathrm{d}" + qn[n]
+        + pn[n] + r" \\ &\quad + \left(\frac{\partial^2 " + Hn[n] + r"}{\partial " + qn[n] + r"^2}\mathrm{d}" + qn[n]
         + r" + \frac{\partial^2 " + Hn[n] + r"}{\partial " + qn[n] + r"\partial " + pn[n] + r"}\mathrm{d}" + pn[n]
         + r" - " + cw[n] + r"\mathrm{d}" + fn[n] + r"\right)\wedge\mathrm{d}" + qn[n] for n in qn)
-    D = D.add(r"and its exterior derivative", r"\mathrm{d}(i_X\omega) &= " + dix + r" \\ &= " + show(cartan))
+    D = D.add(r"and its exterior derivative", r"\mathrm{d}(i_X\omega) &= " + dix + r" \\ &= " + user(cartan))
     result = " + ".join(cw[n] + r"\mathrm{d}" + qn[n] + r"\wedge\mathrm{d}" + fn[n] for n in qn)
     D = D.add(r"The mixed second derivatives cancel (symmetric Hessians), leaving",
-              r"\mathcal{L}_X\omega &= " + result + r" = " + show(closed))
-    D = D.add(r"The component formula gives, independently,", r"\mathcal{L}_X\omega &= " + show(direct))
+              r"\mathcal{L}_X\omega &= " + result + r" \\ &= " + user(closed))
+    D = D.add(r"The component formula gives, independently,", r"\mathcal{L}_X\omega &= " + user(direct))
 
     cartan_check = _equality_certificate(
         "L_X omega (component formula) == d(i_X omega) + i_X d omega", direct - cartan,
-        Derivation("Cartan's formula").add("The difference", r"R &= " + show(direct - cartan)))
+        Derivation("Cartan's formula").add("The difference", r"R &= " + user(direct - cartan)), functions=functions)
     closed_check = _equality_certificate(
         "L_X omega == sum_i c_i dq_i ^ df_i", direct - closed,
-        Derivation("Lemma 6 (as derived here)").add("The difference", r"R &= " + show(direct - closed)))
+        Derivation("Lemma 6 (as derived here)").add("The difference", r"R &= " + user(direct - closed)),
+        functions=functions)
     printed_sym = " + ".join(cw[n] + r"\mathrm{d}" + fn[n] + r"\wedge\mathrm{d}" + qn[n] for n in qn)
     printed_check = _equality_certificate(
         "L_X omega == sum_i c_i df_i ^ dq_i (as printed)", direct - printed,
-        Derivation("Lemma 6 (as printed)").add("The difference", r"R &= " + show(direct - printed)))
+        Derivation("Lemma 6 (as printed)").add("The difference", r"R &= " + user(direct - printed)),
+        functions=functions)
     verdict = {True: "agrees", False: "disagrees", None: "is undecided"}
     D = D.add(r"Cartan's formula and the component formula: the difference vanishes ("
               + _text(cartan_check.method) + ").")
@@ -567,7 +670,10 @@ def _equations_tex(equations):
     return r" \\ ".join(sympy.latex(e) + r" &= 0" for e in equations)
 
 
-def certify_invariant_submanifold(X, equations, solve_for=None, parameters=None, guess=None) -> Certificate:
+def certify_invariant_submanifold(X: VectorField | CoupledSystem, equations: Sequence[sympy.Expr],
+                                  solve_for: Sequence[sympy.Symbol | str] | None = None,
+                                  parameters: Iterable[sympy.Symbol] | None = None,
+                                  guess: Mapping[sympy.Symbol, sympy.Expr | float] | None = None) -> Certificate:
     """Certify that ``{equations == 0}`` is invariant under the flow of X: ``X(g) == 0`` on it.
 
     Each ``X(g_a)`` is pulled back through a parametrization of the submanifold
@@ -609,8 +715,11 @@ def certify_invariant_submanifold(X, equations, solve_for=None, parameters=None,
     )
 
 
-def certify_symplectic_on_submanifold(system, equations, solve_for=None, parameters=None, guess=None,
-                                      method="pullback") -> Certificate:
+def certify_symplectic_on_submanifold(system: CoupledSystem | tuple[VectorField, Form], equations: Sequence[sympy.Expr],
+                                      solve_for: Sequence[sympy.Symbol | str] | None = None,
+                                      parameters: Iterable[sympy.Symbol] | None = None,
+                                      guess: Mapping[sympy.Symbol, sympy.Expr | float] | None = None,
+                                      method: Literal["pullback", "restrict"] = "pullback") -> Certificate:
     """Certify that ``L_X omega`` restricts to zero on ``{equations == 0}``.
 
     Parameters
@@ -711,7 +820,7 @@ class BeamTwoMass:
     def solve_for(self) -> tuple:
         return (self.v[self.n_b - 1], self.u[self.n_b - 1])
 
-    def delta4(self, i: int):
+    def delta4(self, i: int) -> sympy.Expr:
         """``delta_4 u_i`` with the boundary values and ghost nodes."""
         return _delta4(self.u, self.n_x, self.values["dx"], i)
 
@@ -742,7 +851,8 @@ _PAPER = {"rho": 10, "A": 1, "E": 1, "I": 1, "m1": sympy.Rational(1, 10), "m2": 
 _SYMBOL_NAMES = {"rho": "rho", "A": "A", "E": "E", "I": "I", "m1": "m_1", "m2": "m_2", "k": "k", "dx": "Delta_x"}
 
 
-def beam_two_mass(n_x: int = 51, n_b: int = 10, *, dx=None, symbolic=False, **values) -> BeamTwoMass:
+def beam_two_mass(n_x: int = 51, n_b: int = 10, *, dx: sympy.Expr | float | None = None, symbolic: bool = False,
+                  **values: sympy.Expr | float) -> BeamTwoMass:
     """Build the beam + two-mass system of Section 6 at any resolution.
 
     Parameters
@@ -873,7 +983,8 @@ def _energy_certificate(model: BeamTwoMass, param) -> Certificate:
                        counterexample=decision.point if decision.is_zero is False else None, derivation=D)
 
 
-def beam_symplecticity(n_x: int = 51, n_b: int = 10, *, method="pullback", **kwargs) -> BeamSymplecticity:
+def beam_symplecticity(n_x: int = 51, n_b: int = 10, *, method: Literal["pullback", "restrict"] = "pullback",
+                       **kwargs: Any) -> BeamSymplecticity:
     """Build the Section 6 system and certify: not symplectic on the full space, symplectic on
     the invariant submanifold, the submanifold invariant, the energy conserved on it.
 
