@@ -5,10 +5,15 @@
               LocalCluster of 2 worker processes (8 chunks); the two results compared bit for bit;
 (b) sweep     200 distinct pendulum-like systems H = p^2/2 - k_i cos q (k_i in H, so each is
               lowered on its own), 2000 Verlet steps each (--quick: 40 systems x 500 steps),
-              a loop of ``integrate`` vs ``sweep`` on the same cluster.
+              a loop of ``integrate`` vs ``sweep`` on the same cluster;
+(c) params    one system H = p^2/2 - k cos q swept over 200 values of the parameter k (lowered
+              once per worker), 2000 steps each;
+(d) catalog   ``geomcheck certify --all``: every scheme of the catalog certified on its default
+              generic system, here vs on the cluster (processes only; --quick: 8 schemes).
 
 The cluster is started before the clock runs (as a user's existing cluster would be); the
-expected speed-up on 2 idle cores is about 1.8x.  Run with ``--quick`` for a short check.
+expected speed-up on 2 idle cores is about 1.8x.  The memory of each worker process after the
+runs is printed too.  Run with ``--quick`` for a short check.
 """
 
 from __future__ import annotations
@@ -19,6 +24,12 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _rss_mib() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def main(argv=None) -> int:
@@ -52,34 +63,61 @@ def main(argv=None) -> int:
     opts = dict(dt=0.01, steps=n_steps, save_every=n_steps, check_stability=False, progress=False)
 
     rows = []
+    from geomcheck import report_jobs
+    from geomcheck.zero import clear_caches
+
+    def cold(client):
+        """Both sides start without memos (lowered steps, certificates); imports stay warm."""
+        clear_caches()
+        client.run(clear_caches)
+
+    def timed(client, fn):
+        cold(client)
+        t = time.perf_counter()
+        value = fn()
+        return value, time.perf_counter() - t
+
+    k = sympy.Symbol("k")
+    swept_system = ig.HamiltonianSystem(p**2 / 2 - k * sympy.cos(q), q, p)
+    param_jobs = [dict(system=swept_system, scheme="stormer-verlet", y0=[1.0, 0.0], dt=0.01, steps=sweep_steps,
+                       save_every=sweep_steps, check_stability=False, params={"k": 1.0 + j / n_systems})
+                  for j in range(n_systems)]
+    catalog = report_jobs.catalog_jobs()[:8 if args.quick else None]
     # threads share the process (numpy releases the GIL): no data to ship; processes ship the
     # data but run Python (lowering, a single trajectory's loop) in parallel
     for kind in ("threads", "processes"):
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=kind == "processes", dashboard_address=None,
                           silence_logs=50) as cluster, Client(cluster) as client:
-            integrate_distributed(hh, "stormer-verlet", y0[:100], client=client, **opts)   # warm: workers lower once
+            # warm the imports on both sides (a user's cluster has run something before)
+            integrate_distributed(hh, "stormer-verlet", y0[:100], client=client, **opts)
             sweep([dict(jobs[0], system=ig.HamiltonianSystem(p**2 / 2 - sympy.cos(q) / 3, q, p))], client=client)
             ig.integrate(hh, "stormer-verlet", y0[:100], **opts)
 
-            t = time.perf_counter()
-            serial = ig.integrate(hh, "stormer-verlet", y0, **opts)
-            t_serial = time.perf_counter() - t
-            t = time.perf_counter()
-            spread = integrate_distributed(hh, "stormer-verlet", y0, client=client, chunks=8, **opts)
-            t_spread = time.perf_counter() - t
-            same = bool(np.array_equal(serial.y, spread.y))
-            rows.append((f"ensemble {n_traj:.0e} x {n_steps} steps", kind, t_serial, t_spread, same))
+            serial, t_serial = timed(client, lambda: ig.integrate(hh, "stormer-verlet", y0, **opts))
+            spread, t_spread = timed(client, lambda: integrate_distributed(hh, "stormer-verlet", y0, client=client,
+                                                                           chunks=8, **opts))
+            rows.append((f"ensemble {n_traj:.0e} x {n_steps} steps", kind, t_serial, t_spread,
+                         bool(np.array_equal(serial.y, spread.y))))
 
-            fresh = [dict(j, system=ig.HamiltonianSystem(j["system"].H + 0 * q, q, p)) for j in jobs]
-            t = time.perf_counter()
-            loop = [ig.integrate(**{**j, "progress": False}) for j in jobs]
-            t_loop = time.perf_counter() - t
-            t = time.perf_counter()
-            swept = sweep(fresh, client=client)
-            t_sweep = time.perf_counter() - t
-            same = all(np.array_equal(a.y, b.y) for a, b in zip(loop, swept))
-            rows.append((f"sweep {n_systems} systems x {sweep_steps} steps", kind, t_loop, t_sweep, same))
-            jobs = [dict(j, system=ig.HamiltonianSystem(j["system"].H * 1, q, p)) for j in jobs]
+            loop, t_loop = timed(client, lambda: [ig.integrate(**{**j, "progress": False}) for j in jobs])
+            swept, t_sweep = timed(client, lambda: sweep(jobs, client=client))
+            rows.append((f"sweep {n_systems} systems x {sweep_steps} steps", kind, t_loop, t_sweep,
+                         all(np.array_equal(a.y, b.y) for a, b in zip(loop, swept))))
+
+            loop, t_loop = timed(client, lambda: [ig.integrate(**{**j, "progress": False}) for j in param_jobs])
+            swept, t_sweep = timed(client, lambda: sweep(param_jobs, client=client))
+            rows.append((f"parameter sweep, 1 system x {n_systems} values x {sweep_steps} steps", kind, t_loop,
+                         t_sweep, all(np.array_equal(a.y, b.y) for a, b in zip(loop, swept))))
+
+            if kind == "processes":
+                import io
+
+                here, t_here = timed(client, lambda: report_jobs.run_jobs(catalog, io.StringIO()))
+                there, t_there = timed(client, lambda: report_jobs.run_jobs(catalog, io.StringIO(), client))
+                rows.append((f"certify --all ({len(catalog)} schemes)", kind, t_here, t_there, here == there))
+                memory = client.run(_rss_mib)
+                print("# worker memory after the runs (peak RSS, MiB): "
+                      + ", ".join(f"{v:.0f}" for v in memory.values()), flush=True)
 
     print("| task | Dask workers | serial s | Dask, 2 workers s | speed-up | identical |")
     print("|---|---|---|---|---|---|")

@@ -11,8 +11,12 @@ with the quick profile (seconds) or the paper's own lengths.
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING, Literal
 
 from ._core import FINDING_KINDS, PROFILES, CaseResult, Check, Finding
+
+if TYPE_CHECKING:
+    import os
 
 __all__ = ["names", "run", "describe", "CaseResult", "Check", "Finding", "FINDING_KINDS", "UnknownCaseError"]
 
@@ -57,13 +61,13 @@ def _module(name):
     return importlib.import_module(f"{__name__}.{_MODULES[name]}")
 
 
-def describe(name) -> str:
+def describe(name: str) -> str:
     """One line: the title and the paper."""
     m = _module(name)
     return f"{m.TITLE} ({m.SOURCE})"
 
 
-def run(name, profile="quick", out=None) -> CaseResult:
+def run(name: str, profile: Literal["quick", "paper"] = "quick", out: str | os.PathLike[str] | None = None) -> CaseResult:
     """Run one case study.
 
     Parameters

@@ -49,8 +49,8 @@ FINDING_KINDS = {
 class Check:
     """One claim of a paper, measured.
 
-    Unpacks (and indexes) as ``(description, measured, expected, passed)`` as in
-    API.md; ``tolerance`` and ``source`` are attributes.
+    Unpacks (and indexes) as ``(description, measured, expected, passed)`` as in the
+    public contract (docs/contract.md); ``tolerance`` and ``source`` are attributes.
 
     >>> c = check_below("energy error", 3e-14, 1e-12, "Fig. 4")
     >>> description, measured, expected, passed = c

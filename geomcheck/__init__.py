@@ -1,6 +1,6 @@
 """geomcheck: prove that a scheme is symplectic, contact or energy-preserving.
 
-Public names only (see API.md); everything else is internal.
+Public names only (see the public contract, docs/contract.md); everything else is internal.
 
 >>> import geomcheck as gc
 >>> M = gc.Chart("q p")
@@ -10,6 +10,10 @@ Public names only (see API.md); everything else is internal.
 >>> gc.lie(X, w).is_zero()
 True
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from . import errors
 from .algebra import Chart, SuperFunction
@@ -30,7 +34,10 @@ from .certify import (
 from .fields import VectorField, bracket
 from .forms import Form, d, interior, is_closed, lie, lie_cartan, primitive
 from .hamiltonian import contact_vector_field, hamiltonian_vector_field, reeb_vector_field
-from . import latex  # the module, callable as the function latex(obj)
+if TYPE_CHECKING:  # a type checker cannot call a module: it is shown the function the module calls
+    from .latex import latex
+else:
+    from . import latex  # the module, callable as the function latex(obj)
 from .latex import Derivation
 from .maps import ImplicitMap, Map, compose, pullback, restrict, submanifold_parametrization, substitute
 from .qstructures import (

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import sympy
 
@@ -32,6 +32,11 @@ from .errors import (
     NotHomogeneousError,
     UnknownCoordinateError,
 )
+
+if TYPE_CHECKING:
+    from .domain import Domain
+    from .forms import Form
+    from .zero import ZeroDecision
 
 __all__ = ["Chart", "SuperFunction"]
 
@@ -268,7 +273,8 @@ class Chart:
     __slots__ = ("_coords", "_degrees", "_index", "_odd", "_even", "_odd_index", "_hash",
                  "_tangent_shift", "_coord_set", "_domain")
 
-    def __init__(self, names, degrees=None, domain=None):
+    def __init__(self, names: str | Iterable[str | sympy.Symbol], degrees: Sequence[int] | None = None,
+                 domain: Domain | Mapping[Any, tuple[Any, Any] | sympy.Interval] | None = None):
         given = _split_names(names)
         names = [n for n, _ in given]
         if not names:
@@ -330,7 +336,7 @@ class Chart:
         return Domain(by_coord)
 
     @property
-    def domain(self):
+    def domain(self) -> Domain:
         """The :class:`~geomcheck.domain.Domain` of the coordinates (intervals where they range)."""
         return self._domain
 
@@ -364,7 +370,7 @@ class Chart:
     def coordinate_set(self) -> frozenset:
         return self._coord_set
 
-    def index(self, coordinate) -> int:
+    def index(self, coordinate: sympy.Symbol | str) -> int:
         """Position of a coordinate (Symbol or name) in the chart."""
         if isinstance(coordinate, str):
             for i, c in enumerate(self._coords):
@@ -379,7 +385,7 @@ class Chart:
             f"{', '.join(c.name for c in self._coords)}"
         )
 
-    def odd_index(self, coordinate) -> int:
+    def odd_index(self, coordinate: sympy.Symbol) -> int:
         i = self._odd_index.get(coordinate)
         if i is None:
             raise UnknownCoordinateError(
@@ -388,7 +394,7 @@ class Chart:
             )
         return i
 
-    def degree_of(self, coordinate) -> int:
+    def degree_of(self, coordinate: sympy.Symbol | str) -> int:
         return self._degrees[self.index(coordinate)]
 
     # -- value semantics
@@ -422,11 +428,11 @@ class Chart:
         return f"${self._latex()}$"
 
     # -- constructions
-    def function(self, expr) -> "SuperFunction":
+    def function(self, expr: sympy.Expr | float | SuperFunction) -> "SuperFunction":
         """The canonical superfunction of a sympy expression (read in the order written)."""
         return SuperFunction.from_expr(self, expr)
 
-    def d(self, f):
+    def d(self, f: sympy.Expr | float) -> Form:
         """Exterior derivative of a function on an ordinary chart: a 1-form."""
         from .forms import Form, d
 
@@ -455,7 +461,7 @@ class Chart:
                                         domain={c.name: iv for c, iv in self._domain.explicit.items()})
         return self._tangent_shift
 
-    def check_expression(self, expr, what="expression"):
+    def check_expression(self, expr: Any, what: str = "expression") -> sympy.Expr:
         """Sympify ``expr`` and refuse odd coordinates of *any* chart inside coefficients."""
         try:
             e = sympy.sympify(expr, strict=False)
@@ -563,7 +569,7 @@ class SuperFunction:
         return obj
 
     @classmethod
-    def from_expr(cls, chart: Chart, expr) -> "SuperFunction":
+    def from_expr(cls, chart: Chart, expr: sympy.Expr | float | SuperFunction) -> "SuperFunction":
         if isinstance(expr, SuperFunction):
             _same_chart(chart, expr.chart, "function")
             return expr
@@ -625,14 +631,14 @@ class SuperFunction:
             raise NotHomogeneousError(f"superfunction {self.expr} mixes even and odd terms")
         return pars.pop() if pars else 0
 
-    def parity_parts(self):
+    def parity_parts(self) -> tuple[SuperFunction, SuperFunction]:
         """(even part, odd part)."""
         even = {k: v for k, v in self.terms.items() if not len(k) & 1}
         odd = {k: v for k, v in self.terms.items() if len(k) & 1}
         return SuperFunction._raw(self.chart, even), SuperFunction._raw(self.chart, odd)
 
     @property
-    def expr(self):
+    def expr(self) -> sympy.Expr:
         """The canonical sympy expression (odd symbols in increasing order)."""
         odd = self.chart.odd
         parts = []
@@ -640,7 +646,7 @@ class SuperFunction:
             parts.append(sympy.Mul(self.terms[key], *[odd[i] for i in key]))
         return sympy.Add(*parts)
 
-    def coefficient(self, *odd_coords):
+    def coefficient(self, *odd_coords: sympy.Symbol) -> sympy.Expr:
         """The coefficient c in ``f = c * theta_1 * ... * theta_k + ...`` (odd coordinates in the order given)."""
         sign, key = sort_with_sign(tuple(self.chart.odd_index(c) for c in odd_coords))
         if not sign:
@@ -648,13 +654,13 @@ class SuperFunction:
         v = self.terms.get(key, sympy.S.Zero)
         return v if sign > 0 else -v
 
-    def zero_decision(self, **budget):
+    def zero_decision(self, **budget: Any) -> ZeroDecision:
         from .zero import decide_all_zero
 
         budget.setdefault("domain", self.chart.domain)
         return decide_all_zero(self.terms, **budget)
 
-    def is_zero(self, **budget):
+    def is_zero(self, **budget: Any) -> bool | None:
         """True/False/None (undecided within the budget); never hangs."""
         if not self.terms:
             return True

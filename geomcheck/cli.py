@@ -35,6 +35,24 @@ def _epilog() -> str:
             + "\n\nexample systems (--system NAME):\n" + wrapped(ig.list_example_systems()))
 
 
+def _workers(text):
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of worker processes, got {text!r}") from None
+    if not 1 <= n <= 1024:
+        raise argparse.ArgumentTypeError(f"expected 1 to 1024 worker processes, got {n}")
+    return n
+
+
+def _distributed_options(parser):
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--workers", metavar="N", type=_workers,
+                       help="run on a Dask LocalCluster of N worker processes (pip install 'geomcheck[distributed]')")
+    group.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run on the Dask scheduler at ADDRESS, e.g. tcp://host:8786")
+
+
 def _parser():
     from . import __version__
 
@@ -46,14 +64,18 @@ def _parser():
     demo.add_argument("--latex", metavar="FILE", help="also write the derivation as a standalone LaTeX file")
     certify = sub.add_parser("certify", help="certify every declared property of one catalog scheme",
                              epilog=_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
-    certify.add_argument("scheme", metavar="SCHEME", help="a catalog scheme name (see integrators.list_schemes())")
+    certify.add_argument("scheme", metavar="SCHEME", nargs="?",
+                         help="a catalog scheme name (see integrators.list_schemes())")
+    certify.add_argument("--all", action="store_true", help="certify every scheme of the catalog (no SCHEME)")
     certify.add_argument("--system", metavar="NAME", help="an example system (default: a generic one)")
     certify.add_argument("--latex", metavar="FILE", help="also write the derivations as a standalone LaTeX file")
+    _distributed_options(certify)
     report = sub.add_parser("report", help="the main job: certify the catalog, run every case study, write the report")
     report.add_argument("--out", metavar="DIR", required=True, help="the output directory (created; must be empty)")
     report.add_argument("--profile", choices=["quick", "paper"], default="quick",
                         help="quick (minutes) or paper (the papers' own lengths)")
     report.add_argument("--force", action="store_true", help="replace an existing non-empty DIR")
+    _distributed_options(report)
     cases = sub.add_parser("cases", help="list the case studies or run one")
     cases_sub = cases.add_subparsers(dest="cases_command", metavar="list|run")
     cases_sub.add_parser("list", help="list the case studies")
@@ -120,13 +142,25 @@ def main(argv=None) -> int:
 
             return run(latex_file=args.latex)
         if args.command == "certify":
+            if args.all == (args.scheme is not None):
+                print("geomcheck: certify takes a SCHEME or --all (not both)", file=sys.stderr)
+                return 2
+            if args.all and args.system is not None:
+                print("geomcheck: --system goes with one SCHEME; --all certifies each scheme on its default system",
+                      file=sys.stderr)
+                return 2
+            if not args.all and (args.workers is not None or args.scheduler is not None):
+                print("geomcheck: --workers and --scheduler go with --all", file=sys.stderr)
+                return 2
             if args.latex is not None:
                 problem = _unwritable(args.latex)
                 if problem:
                     print(f"geomcheck: cannot write --latex {args.latex}: {problem}", file=sys.stderr)
                     return 2
-            from .cli_certify import run_certify
+            from .cli_certify import run_certify, run_certify_all
 
+            if args.all:
+                return run_certify_all(args.latex, workers=args.workers, scheduler=args.scheduler)
             return run_certify(args.scheme, args.system, args.latex)
         if args.command == "report":
             from .report import output_problem, run_report
@@ -135,7 +169,7 @@ def main(argv=None) -> int:
             if problem:
                 print(f"geomcheck: cannot write the report to --out {args.out}: {problem}", file=sys.stderr)
                 return 2
-            return run_report(args.out, args.profile, args.force)
+            return run_report(args.out, args.profile, args.force, workers=args.workers, scheduler=args.scheduler)
         if args.command == "cases":
             if args.cases_command == "run" and args.out is not None:
                 problem = directory_problem(args.out)

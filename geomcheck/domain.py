@@ -21,13 +21,14 @@ The zero test draws its points inside the domain and every certificate states it
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import sympy
 
 from .errors import DomainError
 
-__all__ = ["Domain", "describe_pairs"]
+__all__ = ["Domain", "describe_pairs", "shown_name"]
 
 _KINDS = ("real", "integer", "imaginary", "complex")
 
@@ -98,6 +99,12 @@ def describe_pairs(pairs, most: int = 6) -> str:
     return ", ".join(parts)
 
 
+def shown_name(symbol) -> str:
+    """A symbol's name as a reader should see it: a Dummy (a scheme's unknown, printed ``_q'``)
+    by its name, without sympy's underscore."""
+    return symbol.name if isinstance(symbol, sympy.Dummy) else str(symbol)
+
+
 class Domain:
     """An immutable box domain for the symbols of a claim.
 
@@ -129,7 +136,7 @@ class Domain:
 
     __slots__ = ("_by_symbol", "_by_name", "_hash")
 
-    def __init__(self, intervals=None):
+    def __init__(self, intervals: Mapping[Any, tuple[Any, Any] | sympy.Interval] | Domain | None = None):
         by_symbol, by_name = {}, {}
         if intervals is None:
             intervals = {}
@@ -159,11 +166,11 @@ class Domain:
         self._hash = hash((frozenset(by_symbol.items()), frozenset(by_name.items())))
 
     # -- queries
-    def kind(self, symbol) -> str:
+    def kind(self, symbol: sympy.Symbol) -> str:
         """``"real"``, ``"integer"``, ``"imaginary"`` or ``"complex"``."""
         return _assumed(symbol)[0]
 
-    def interval(self, symbol):
+    def interval(self, symbol: sympy.Symbol) -> tuple[sympy.Expr, sympy.Expr] | None:
         """The open interval ``(lo, hi)`` of a real or integer symbol (None for imaginary/complex ones)."""
         hit = self._by_symbol.get(symbol)
         if hit is not None:
@@ -181,7 +188,7 @@ class Domain:
             return lo, hi
         return assumed
 
-    def is_default(self, symbol) -> bool:
+    def is_default(self, symbol: sympy.Symbol) -> bool:
         """True when ``symbol`` is not named by this domain (its assumptions decide)."""
         return symbol not in self._by_symbol and symbol.name not in self._by_name
 
@@ -192,7 +199,7 @@ class Domain:
         out.update(self._by_name)
         return out
 
-    def describe_each(self, symbols) -> list:
+    def describe_each(self, symbols: Iterable[sympy.Symbol]) -> list[tuple[str, str]]:
         """``[(name, phrase)]``: the domain of each symbol in words (``"in (0, oo)"``, ``"an integer"``)."""
         out = []
         for s in symbols:
@@ -205,14 +212,14 @@ class Domain:
                     what = "an integer" + ("" if (lo, hi) == (-sympy.oo, sympy.oo) else f" in ({lo}, {hi})")
                 else:
                     what = f"in ({lo}, {hi})"
-            out.append((str(s), what))
+            out.append((shown_name(s), what))
         return out
 
-    def describe(self, symbols, most: int = 6) -> str:
+    def describe(self, symbols: Iterable[sympy.Symbol], most: int = 6) -> str:
         """One phrase naming the domain of each of ``symbols`` (symbols sharing one are grouped)."""
         return describe_pairs(self.describe_each(symbols), most)
 
-    def merged(self, other) -> "Domain":
+    def merged(self, other: Domain | Mapping[Any, tuple[Any, Any] | sympy.Interval]) -> "Domain":
         """This domain with the intervals of ``other`` (a Domain or mapping) taking precedence."""
         other = other if isinstance(other, Domain) else Domain(other)
         out = Domain()

@@ -5,6 +5,14 @@ derives from the builtin exception a Python user would reach for (``ValueError``
 ``TypeError``) so that ``except ValueError`` keeps working.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable
+
+if TYPE_CHECKING:
+    from .forms import Form
+    from .zero import ZeroDecision
+
 __all__ = [
     "GeomcheckError",
     "ChartError",
@@ -213,7 +221,7 @@ class NotSymplecticError(GeomcheckError, ValueError):
     ``residual`` holds the nonzero Lie derivative, ``decision`` the zero test that showed it.
     """
 
-    def __init__(self, message, residual=None, decision=None):
+    def __init__(self, message: str, residual: Form | None = None, decision: ZeroDecision | None = None):
         super().__init__(message)
         self.residual = residual
         self.decision = decision
@@ -316,7 +324,8 @@ class NonRealValueError(GeomcheckError, ArithmeticError):
         The time at the start of the step, when known.
     """
 
-    def __init__(self, message, *, step=None, trajectory=None, coordinate=None, value=None, time=None):
+    def __init__(self, message: str, *, step: int | None = None, trajectory: int | None = None,
+                 coordinate: str | None = None, value: Any = None, time: Any = None):
         super().__init__(message)
         self.step = step
         self.trajectory = trajectory
@@ -344,7 +353,8 @@ class NonFiniteStateWarning(GeomcheckError, RuntimeWarning):
         For each of them, the coordinates that were not finite when first seen.
     """
 
-    def __init__(self, message, trajectories=(), first_seen=(), last_finite=(), coordinates=()):
+    def __init__(self, message: str, trajectories: Iterable[int] = (), first_seen: Iterable[int] = (),
+                 last_finite: Iterable[int] = (), coordinates: Iterable[Iterable[str]] = ()):
         super().__init__(message)
         self.trajectories = list(trajectories)
         self.first_seen = list(first_seen)

@@ -19,7 +19,7 @@ the usual derivation; on a graded chart the components are superfunctions.
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import sympy
 
@@ -27,6 +27,9 @@ from .algebra import (Accumulator, Chart, SuperFunction, _read, _same_chart, as_
                       require_finite)
 from .calculus import diff, free_coordinates
 from .errors import ChartMismatchError, ExpressionError, NotHomogeneousError
+
+if TYPE_CHECKING:
+    from .zero import ZeroDecision
 
 __all__ = ["VectorField", "bracket"]
 
@@ -44,7 +47,10 @@ class VectorField:
 
     __slots__ = ("chart", "_comps", "_hash")
 
-    def __init__(self, chart: Chart, components):
+    def __init__(
+            self, chart: Chart,
+            components: Mapping[Any, sympy.Expr | float | SuperFunction] | Sequence[sympy.Expr | float | SuperFunction],
+    ):
         if not isinstance(chart, Chart):
             raise ExpressionError(f"VectorField needs a Chart first, got {chart!r}")
         self.chart = chart
@@ -86,7 +92,7 @@ class VectorField:
             return {coords[i]: t[()] for i, t in self._comps.items()}
         return {coords[i]: SuperFunction._raw(self.chart, t).expr for i, t in self._comps.items()}
 
-    def component(self, coordinate):
+    def component(self, coordinate: sympy.Symbol | str) -> sympy.Expr | SuperFunction:
         """The component along a coordinate: an expression (a SuperFunction on graded charts)."""
         i = self.chart.index(coordinate)
         t = self._comps.get(i, {})
@@ -94,7 +100,7 @@ class VectorField:
             return t.get((), sympy.S.Zero)
         return SuperFunction._raw(self.chart, dict(t))
 
-    def component_terms(self):
+    def component_terms(self) -> dict[int, dict[tuple[int, ...], sympy.Expr]]:
         """``{coordinate index: term dict}`` (the sparse internal form; do not mutate)."""
         return self._comps
 
@@ -109,7 +115,7 @@ class VectorField:
             raise NotHomogeneousError(f"vector field {self!r} is not homogeneous: degrees {sorted(degs)}")
         return degs.pop() if degs else 0
 
-    def parity_parts(self):
+    def parity_parts(self) -> tuple[VectorField, VectorField]:
         """(even part, odd part) of the field."""
         even, odd = {}, {}
         for i, terms in self._comps.items():
@@ -137,7 +143,7 @@ class VectorField:
             return self.apply_expr(e)
         return SuperFunction._raw(self.chart, self.apply_terms(_read(self.chart, sympy.sympify(f))))
 
-    def apply_expr(self, f):
+    def apply_expr(self, f: sympy.Expr) -> sympy.Expr:
         """X(f) for an expression f on an ordinary chart (the hot path of forms)."""
         parts = []
         index = self.chart._index
@@ -209,18 +215,18 @@ class VectorField:
         terms, _ = square_terms(self)
         return VectorField._raw(self.chart, terms)
 
-    def is_homological(self, **budget):
+    def is_homological(self, **budget: Any) -> bool | None:
         """True/False/None: whether Q o Q == 0 (Q must be odd)."""
         return self.square().is_zero(**budget)
 
-    def zero_decision(self, **budget):
+    def zero_decision(self, **budget: Any) -> ZeroDecision:
         from .zero import decide_all_zero
 
         flat = {(self.chart.coords[i], k): v for i, t in self._comps.items() for k, v in t.items()}
         budget.setdefault("domain", self.chart.domain)
         return decide_all_zero(flat, **budget)
 
-    def is_zero(self, **budget):
+    def is_zero(self, **budget: Any) -> bool | None:
         if not self._comps:
             return True
         return self.zero_decision(**budget).is_zero

@@ -22,7 +22,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, overload
 
 import sympy
 
@@ -47,6 +47,9 @@ from .errors import (
     UnknownCoordinateError,
 )
 from .fields import VectorField, bracket
+
+if TYPE_CHECKING:
+    from .zero import ZeroDecision
 
 __all__ = ["Form", "d", "interior", "lie", "lie_cartan", "is_closed", "primitive"]
 
@@ -143,7 +146,7 @@ class Form:
         return obj
 
     @classmethod
-    def function(cls, chart: Chart, f) -> "Form":
+    def function(cls, chart: Chart, f: sympy.Expr | float) -> "Form":
         """The 0-form of a function."""
         _require_ordinary(chart)
         e = chart.check_expression(f, "function")
@@ -177,7 +180,7 @@ class Form:
     def homogeneous_part(self, k: int) -> "Form":
         return self._new({key: v for key, v in self.terms.items() if len(key) == k}, k)
 
-    def coefficient(self, *coords):
+    def coefficient(self, *coords: sympy.Symbol | str) -> sympy.Expr:
         """The coefficient of ``dx^{i1} ^ ... ^ dx^{ik}`` (coordinates in any order, with sign)."""
         sign, key = sort_with_sign(tuple(self.chart.index(c) for c in coords))
         if not sign:
@@ -295,7 +298,7 @@ class Form:
         return out.terms.get((), sympy.S.Zero)
 
     # -- decisions
-    def zero_decision(self, **budget):
+    def zero_decision(self, **budget: Any) -> ZeroDecision:
         from .zero import decide_all_zero
 
         relations = tuple(dep.relation for dep in self.dependence)
@@ -304,7 +307,7 @@ class Form:
         budget.setdefault("domain", self.chart.domain)
         return decide_all_zero(self.terms, **budget)
 
-    def is_zero(self, **budget):
+    def is_zero(self, **budget: Any) -> bool | None:
         """True/False, or None when undecided within the time budget (never hangs)."""
         if not self.terms:
             return True
@@ -524,7 +527,16 @@ def _lie_form(X: VectorField, a: Form) -> Form:
     return a._new(acc.result(), a._deg)
 
 
-def lie(X: VectorField, a):
+@overload
+def lie(X: VectorField, a: Form) -> Form: ...
+@overload
+def lie(X: VectorField, a: VectorField) -> VectorField: ...
+@overload
+def lie(X: VectorField, a: SuperFunction) -> SuperFunction: ...
+@overload
+def lie(X: VectorField, a: sympy.Expr | float) -> sympy.Expr | SuperFunction: ...
+def lie(X: VectorField,
+        a: Form | VectorField | SuperFunction | sympy.Expr | float) -> Form | VectorField | SuperFunction | sympy.Expr:
     """Lie derivative of a function, form, superfunction or vector field along X.
 
     Forms use the classical component formula (see the module docstring); vector
@@ -545,13 +557,13 @@ def lie_cartan(X: VectorField, a: Form) -> Form:
     return d(interior(X, a)) + interior(X, d(a))
 
 
-def is_closed(a: Form, **budget):
+def is_closed(a: Form, **budget: Any) -> bool | None:
     """True/False/None: whether ``d a == 0``."""
     _require_form(a, "is_closed")
     return d(a).is_zero(**budget)
 
 
-def primitive(a: Form, center=None, check=True) -> Form:
+def primitive(a: Form, center: Mapping[Any, Any] | Sequence[Any] | None = None, check: bool = True) -> Form:
     """A primitive of a closed form on a star-shaped chart, by the homotopy operator.
 
     ``K w = sum_I sum_r (-1)^r (int_0^1 t^(k-1) w_I(c + t (x - c)) dt) (x^ir - c^ir) dx^(I without ir)``

@@ -1,8 +1,8 @@
 """Hamiltonian and contact vector fields of arbitrary (non-degenerate / contact) forms.
 
-Conventions (API.md): ``i_X w = dH``, so for ``w = dq ^ dp`` Hamilton's equations
-read ``q' = H_p, p' = -H_q``; for a contact form ``eta``, ``eta(X) = -H`` and
-``L_X eta = -R(H) eta`` with R the Reeb field, equivalently
+Conventions (the public contract, docs/contract.md): ``i_X w = dH``, so for ``w = dq ^ dp``
+Hamilton's equations read ``q' = H_p, p' = -H_q``; for a contact form ``eta``, ``eta(X) = -H``
+and ``L_X eta = -R(H) eta`` with R the Reeb field, equivalently
 ``i_X d(eta) = dH - R(H) eta``; for ``eta = dz - p dx``:
 ``x' = H_p, p' = -H_x - p H_z, z' = p H_p - H``.
 
@@ -52,7 +52,7 @@ def _gradient(H, chart):
     return [dH.terms.get((j,), sympy.S.Zero) for j in range(chart.dim)], e
 
 
-def hamiltonian_vector_field(H, w: Form) -> VectorField:
+def hamiltonian_vector_field(H: sympy.Expr | float, w: Form) -> VectorField:
     """The vector field X with ``i_X w = dH`` for a non-degenerate 2-form ``w``.
 
     Examples
@@ -104,7 +104,7 @@ def reeb_vector_field(eta: Form) -> VectorField:
     return VectorField(eta.chart, R)
 
 
-def contact_vector_field(H, eta: Form) -> VectorField:
+def contact_vector_field(H: sympy.Expr | float, eta: Form) -> VectorField:
     """The contact Hamiltonian vector field: ``eta(X) = -H``, ``i_X d(eta) = dH - R(H) eta``.
 
     Raises ``NotContactError`` when ``eta ^ (d eta)^n`` vanishes identically.

@@ -50,7 +50,7 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
 import sympy
 
@@ -70,6 +70,9 @@ from .errors import (
 )
 from .fields import VectorField
 from .square import _NotPolynomial, _to_poly, square_terms
+
+if TYPE_CHECKING:
+    import numpy
 
 __all__ = [
     "de_rham_vector_field",
@@ -187,7 +190,7 @@ def _positive_int(n, what: str) -> int:
     return int(n)
 
 
-def lie_algebra_shift(n: int, names=None) -> Chart:
+def lie_algebra_shift(n: int, names: str | Sequence[str | sympy.Symbol] | None = None) -> Chart:
     """g[1] for an n-dimensional Lie algebra g: n odd coordinates of degree 1.
 
     Parameters
@@ -462,7 +465,10 @@ def _structure_constants(c, *, dim=None, chart=None, name="c", what="structure c
 # --------------------------------------------------------------------------- Lie algebras
 
 
-def chevalley_eilenberg_vector_field(c, names=None, *, dim=None) -> VectorField:
+def chevalley_eilenberg_vector_field(
+        c: Mapping[tuple[int, int, int], Any] | Sequence[Any] | numpy.ndarray | sympy.NDimArray,
+        names: str | Sequence[str | sympy.Symbol] | None = None, *, dim: int | None = None,
+) -> VectorField:
     """The Chevalley-Eilenberg Q-structure on g[1] from structure constants.
 
     ``Q = -1/2 c_ij^k xi^i xi^j d/dxi^k`` (sum over all i, j, k), i.e.
@@ -588,7 +594,9 @@ def _rational(x, what):
     raise StructureConstantsError(f"{what} = {x!r} is not a rational number; matrix bases must be rational")
 
 
-def structure_constants(basis) -> dict:
+def structure_constants(
+        basis: Sequence[sympy.MatrixBase | numpy.ndarray | Sequence[Sequence[Any]]],
+) -> dict[tuple[int, int, int], sympy.Rational]:
     """Structure constants of a Lie algebra of matrices, from a basis (exact, rational).
 
     Parameters
@@ -687,7 +695,8 @@ def structure_constants(basis) -> dict:
 # --------------------------------------------------------------------------- Poisson
 
 
-def lie_poisson_matrix(c, M: Chart, *, dim=None) -> sympy.Matrix:
+def lie_poisson_matrix(c: Mapping[tuple[int, int, int], Any] | Sequence[Any] | numpy.ndarray | sympy.NDimArray,
+                       M: Chart, *, dim: int | None = None) -> sympy.Matrix:
     """The Lie-Poisson bivector on g*: ``P^{ij} = {x_i, x_j} = sum_k c_ij^k x_k``.
 
     Parameters
@@ -730,7 +739,7 @@ def lie_poisson_matrix(c, M: Chart, *, dim=None) -> sympy.Matrix:
     return P
 
 
-def poisson_vector_field(P, M: Chart) -> VectorField:
+def poisson_vector_field(P: sympy.MatrixBase | numpy.ndarray | Sequence[Sequence[Any]], M: Chart) -> VectorField:
     """The Q-structure on T*[1]M of a bivector ``P^{ij} = {x^i, x^j}``; homological iff P is Poisson.
 
     .. math::
@@ -861,7 +870,9 @@ def _schouten_terms(A, a: int, B, b: int, coords) -> dict:
     return acc.result()
 
 
-def schouten_bracket(P, R, M: Chart) -> sympy.ImmutableSparseNDimArray:
+def schouten_bracket(P: sympy.MatrixBase | numpy.ndarray | Sequence[Sequence[Any]],
+                     R: sympy.MatrixBase | numpy.ndarray | Sequence[Sequence[Any]],
+                     M: Chart) -> sympy.ImmutableSparseNDimArray:
     """The Schouten bracket ``[P, R]`` of two bivectors on M, as trivector components.
 
     Bivectors are skew matrices, ``pi_P = 1/2 P^{ij} d_i ^ d_j``; the trivector is
@@ -969,7 +980,10 @@ def _anchor(rho, M: Chart, r, what="the anchor rho") -> list:
     return [[_entry(M, v, f"{what} entry [{a}][{i}]") for i, v in enumerate(row)] for a, row in enumerate(rows)]
 
 
-def lie_algebroid_vector_field(M: Chart, rho, C, names=None) -> VectorField:
+def lie_algebroid_vector_field(M: Chart,
+                               rho: sympy.MatrixBase | numpy.ndarray | Sequence[Sequence[Any]] | Sequence[VectorField],
+                               C: Mapping[tuple[int, int, int], Any] | Sequence[Any] | numpy.ndarray | sympy.NDimArray,
+                               names: str | Sequence[str | sympy.Symbol] | None = None) -> VectorField:
     """The Q-structure on E[1] of a Lie algebroid over a chart M (homological iff the axioms hold).
 
     The algebroid ``E -> M`` of rank r has a local frame ``e_1 .. e_r``, anchor
@@ -1047,7 +1061,9 @@ def lie_algebroid_vector_field(M: Chart, rho, C, names=None) -> VectorField:
     return VectorField._raw(E, dict(sorted(comps.items())))
 
 
-def action_algebroid(c, action_fields, M: Chart, names=None) -> VectorField:
+def action_algebroid(c: Mapping[tuple[int, int, int], Any] | Sequence[Any] | numpy.ndarray | sympy.NDimArray,
+                     action_fields: Sequence[VectorField] | sympy.MatrixBase | numpy.ndarray | Sequence[Sequence[Any]],
+                     M: Chart, names: str | Sequence[str | sympy.Symbol] | None = None) -> VectorField:
     """The action Lie algebroid ``M x g`` of a Lie algebra acting on M by vector fields.
 
     Anchor ``rho(e_a) = X_a`` (the given fields) and constant bracket
@@ -1166,7 +1182,7 @@ class HomologicalReport:
     square_method: str = "symbolic"
 
     @property
-    def holds(self):
+    def holds(self) -> bool | None:
         """True (homological), False (not) or None (undecided)."""
         return self.decision.is_zero
 

@@ -43,8 +43,9 @@ import time
 from ._files import REPORT_MARKER, STAGING_TAG, creation_mode, replace_problem, unwritable_parent, write_report_marker
 from .errors import GeomcheckError, InvalidArgumentError
 from .latex import compile_pdf, pdflatex_available
+from . import report_jobs
 from .report_html import render_html
-from .report_model import CLASSIFICATION, VERDICT_WORDS, CatalogEntry, ReportData, StructureEntry
+from .report_model import CLASSIFICATION, ReportData
 from .report_tex import render_tex
 
 __all__ = ["run_report", "output_problem", "REPORT_MARKER", "CLASSIFICATION", "ReportWriteError", "overfull_widths"]
@@ -66,53 +67,36 @@ def output_problem(out: str, force: bool):
     return unwritable_parent(out)
 
 
-class _Progress:
-    def __init__(self, total, stream):
-        self.total, self.k, self.stream, self.t0 = total, 0, stream, time.perf_counter()
-
-    def step(self, what):
-        self.k += 1
-        print(f"[{self.k}/{self.total}] {what} ...", file=self.stream, flush=True, end="")
-        self.t = time.perf_counter()
-
-    def done(self, verdict):
-        print(f" {verdict} ({time.perf_counter() - self.t:.1f} s)", file=self.stream, flush=True)
-
-
-def _catalog_jobs():
-    import integrators as ig
-    from integrators.examples import default_example_for
-
-    jobs = []
-    for name in ig.list_schemes():
-        s = ig.scheme(name)
-        jobs.append((name, s, default_example_for(s)))
-    return jobs
-
-
-def _structure_jobs():
-    try:
-        from .structures.showcase import showcase
-    except ImportError:  # pragma: no cover - the showcase is part of the package
-        return []
-    return showcase()
-
-
-def _case_jobs():
-    import casestudies
-
-    return casestudies.names()
-
-
-def run_report(out: str, profile: str = "quick", force: bool = False, stream=None) -> int:
+def run_report(out: str, profile: str = "quick", force: bool = False, stream=None, workers=None,
+               scheduler=None) -> int:
     """Write the report to ``out``; returns the exit status (see the module docstring).
+
+    Parameters
+    ----------
+    out, profile, force
+        As for ``geomcheck report``.
+    stream : file, optional
+        Where the progress goes (default stderr).
+    workers : int, optional
+        Run the units of work (a catalog scheme, a derivation, a case study) on a Dask
+        ``LocalCluster`` of this many worker processes.
+    scheduler : str, optional
+        Run them on the Dask scheduler at this address instead.  Either way the report is the
+        one a serial run writes, byte for byte (see :mod:`geomcheck.report_jobs`).
 
     Raises
     ------
     InvalidArgumentError
-        ``out`` cannot take the report (see :func:`output_problem`); nothing is done.
+        ``out`` cannot take the report (see :func:`output_problem`), or bad ``workers`` /
+        ``scheduler``; nothing is done.
+    MissingDependencyError
+        ``workers`` or ``scheduler`` without dask.distributed installed.
     """
     stream = sys.stderr if stream is None else stream
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 1024):
+        raise InvalidArgumentError(f"the number of workers must be an integer from 1 to 1024, got {workers!r}")
+    if workers is not None and scheduler is not None:
+        raise InvalidArgumentError("give either --workers or --scheduler, not both")
     problem = output_problem(out, force)
     if problem:
         raise InvalidArgumentError(f"cannot write the report to {out!r}: {problem}")
@@ -127,7 +111,8 @@ def run_report(out: str, profile: str = "quick", force: bool = False, stream=Non
         with open(os.path.join(staging, STAGING_TAG), "w", encoding="ascii") as f:
             f.write(str(os.getpid()))
         try:
-            status = _build(staging, profile, stream)
+            with report_jobs.dask_client(workers, scheduler) as client:
+                status = _build(staging, profile, stream, client)
             os.remove(os.path.join(staging, STAGING_TAG))
             _install(staging, out)
         except KeyboardInterrupt:
@@ -242,55 +227,50 @@ def overfull_widths(log_text: str) -> list:
     return [float(m) for m in re.findall(r"Overfull \\[hv]box \(([\d.]+)pt too", log_text)]
 
 
-def _build(root, profile, stream) -> int:
-    import casestudies
-    import integrators as ig
-
+def _build(root, profile, stream, client=None) -> int:
     figures = os.path.join(root, "figures")
     os.makedirs(figures)
     t_start = time.perf_counter()
-    catalog = _catalog_jobs()
-    structures = _structure_jobs()
-    cases = _case_jobs()
-    progress = _Progress(len(catalog) + len(structures) + len(cases) + 1, stream)
+    case_jobs = report_jobs.case_jobs(profile)
+    catalog_jobs = report_jobs.catalog_jobs()
+    structure_jobs = report_jobs.structure_jobs()
+    # the long case studies first, so that on workers they do not finish last
+    jobs = case_jobs + catalog_jobs + structure_jobs
+    total = len(jobs) + 1
+    results = report_jobs.run_jobs(jobs, stream, client, total=total)
+    cases = results[:len(case_jobs)]
+    catalog = results[len(case_jobs):len(case_jobs) + len(catalog_jobs)]
+    structures = results[len(case_jobs) + len(catalog_jobs):]
     data = ReportData(profile)
     summary = {"profile": profile, "catalog": [], "structures": [], "cases": [], "findings": [], "misprints": []}
 
-    for name, s, system_name in catalog:
-        progress.step(f"certify {name} on {system_name}")
-        certs = s.certify(ig.example_system(system_name))
-        for prop, c in certs.items():
-            label = f"order {s.order}" if prop == "order" else prop
-            data.catalog.append(CatalogEntry(name, system_name, label, c.holds, c.method, c.latex()))
-            summary["catalog"].append({"scheme": name, "system": system_name, "property": label,
-                                       "holds": c.holds, "method": c.method})
-        progress.done(", ".join(sorted({c.verdict() for c in certs.values()})))
+    for entries in catalog:
+        for e in entries:
+            data.catalog.append(e)
+            summary["catalog"].append({"scheme": e.scheme, "system": e.system, "property": e.prop,
+                                       "holds": e.holds, "method": e.method})
 
-    for title, build in structures:
-        progress.step(f"derive {title}")
-        item = build()
-        holds = getattr(item, "holds", True)
-        data.structures.append(StructureEntry(title, holds, item.latex()))
-        summary["structures"].append({"title": title, "holds": holds})
-        progress.done(VERDICT_WORDS[holds])
+    for entry in structures:
+        data.structures.append(entry)
+        summary["structures"].append({"title": entry.title, "holds": entry.holds})
 
-    for name in cases:
-        progress.step(f"case study {name} ({profile})")
-        r = casestudies.run(name, profile, out=figures)
+    for case, figure_bytes in cases:
+        r = report_jobs.install_figures(case, figure_bytes, figures)
+        name = r.name
         data.cases.append(r)
         summary["cases"].append(r.to_dict())
         for f in r.findings:
             summary["findings"].append({"case": name, **f.to_dict()})
             if f.is_misprint:
                 summary["misprints"].append({"case": name, "where": f.where, "misprint": f.statement, "test": f.test})
-        progress.done("pass" if r.passed else "FAIL")
 
     source = render_tex(data, root)
     with open(os.path.join(root, "report.tex"), "w", encoding="utf-8") as f:
         f.write(source)
     with open(os.path.join(root, "report.html"), "w", encoding="utf-8") as f:
         f.write(render_html(data))
-    progress.step("typeset report.pdf")
+    print(f"[{total}/{total}] typeset report.pdf ...", file=stream, flush=True, end="")
+    t_pdf = time.perf_counter()
     if pdflatex_available():
         with tempfile.TemporaryDirectory(prefix="geomcheck-report-log-") as tmp:
             log = os.path.join(tmp, "report.log")
@@ -298,10 +278,11 @@ def _build(root, profile, stream) -> int:
             with open(log, encoding="latin-1") as f:
                 widths = overfull_widths(f.read())
         summary["layout"] = {"overfull_boxes": len(widths), "worst_overfull_pt": max(widths, default=0.0)}
-        progress.done("written" + (f" ({len(widths)} overfull boxes, the worst {max(widths):.0f} pt)" if widths else ""))
+        print(" written" + (f" ({len(widths)} overfull boxes, the worst {max(widths):.0f} pt)" if widths else "")
+              + f" ({time.perf_counter() - t_pdf:.1f} s)", file=stream, flush=True)
     else:
-        progress.done("skipped: pdflatex is not installed; report.html has everything (for the PDF, Debian:"
-                      " apt-get install texlive-latex-base texlive-latex-recommended)")
+        print(" skipped: pdflatex is not installed; report.html has everything (for the PDF, Debian:"
+              " apt-get install texlive-latex-base texlive-latex-recommended)", file=stream, flush=True)
     summary["verdict"] = data.verdict()
     summary["passed"] = data.passed
     summary["seconds"] = round(time.perf_counter() - t_start, 2)

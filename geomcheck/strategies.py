@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 
@@ -58,6 +59,12 @@ except ImportError as exc:   # pragma: no cover - exercised in a process without
     raise MissingDependencyError(
         "geomcheck.strategies needs hypothesis, which is not a runtime dependency: install it with"
         " pip install 'geomcheck[test]' (or pip install hypothesis)") from exc
+
+if TYPE_CHECKING:
+    from .algebra import Chart, SuperFunction
+    from .fields import VectorField
+    from .forms import Form
+    from .maps import Map
 
 __all__ = [
     "charts",
@@ -163,7 +170,9 @@ def _fixed_prefix_names(draw, min_dim, max_dim, prefix):
     return [f"{prefix}{i}" for i in range(1, n + 1)]
 
 
-def charts(min_dim: int = 1, max_dim: int = 4, names=None, *, prefix: str | None = None) -> SearchStrategy:
+def charts(min_dim: int = 1, max_dim: int = 4,
+           names: str | Sequence[str | sp.Symbol] | SearchStrategy[str | Sequence[str | sp.Symbol]] | None = None, *,
+           prefix: str | None = None) -> SearchStrategy[Chart]:
     """Ordinary (ungraded) coordinate charts.
 
     Parameters
@@ -217,16 +226,16 @@ def charts(min_dim: int = 1, max_dim: int = 4, names=None, *, prefix: str | None
 
 @st.composite
 def graded_charts(
-    draw,
+    draw: st.DrawFn,
     min_dim: int = 1,
     max_dim: int = 4,
-    names=None,
-    degrees=None,
+    names: str | Sequence[str | sp.Symbol] | SearchStrategy[str | Sequence[str | sp.Symbol]] | None = None,
+    degrees: Sequence[int] | SearchStrategy[Sequence[int]] | None = None,
     *,
     min_odd: int = 1,
     even_degrees: SearchStrategy | None = None,
     odd_degrees: SearchStrategy | None = None,
-):
+) -> Chart:
     """Graded charts mixing even and odd coordinates.
 
     Parameters
@@ -361,9 +370,9 @@ def _undefined_terms(draw, variables, nums, function_names, name_arity):
 
 @st.composite
 def coefficients(
-    draw,
-    chart,
-    kind: str = "polynomial",
+    draw: st.DrawFn,
+    chart: Chart | Sequence[sp.Symbol] | SearchStrategy[Chart],
+    kind: str | SearchStrategy[str] = "polynomial",
     max_degree: int = 2,
     *,
     max_terms: int = 3,
@@ -372,7 +381,7 @@ def coefficients(
     function_names: Sequence[str] | None = None,
     elementary: Sequence = (sp.sin, sp.cos, sp.exp),
     nonzero: bool = False,
-):
+) -> sp.Expr:
     """Functions of a chart's coordinates, as sympy expressions.
 
     Parameters
@@ -464,7 +473,10 @@ def _draw_degree(draw, degree, lo, hi, what):
 
 
 @st.composite
-def forms(draw, chart, degree=None, max_terms: int = 3, coefficients=None, *, min_terms: int = 1):
+def forms(draw: st.DrawFn, chart: Chart | SearchStrategy[Chart], degree: int | SearchStrategy[int] | None = None,
+          max_terms: int = 3,
+          coefficients: SearchStrategy[sp.Expr] | Callable[[Chart], SearchStrategy[sp.Expr]] | None = None, *,
+          min_terms: int = 1) -> Form:
     """Homogeneous differential forms on an ordinary chart.
 
     Parameters
@@ -507,7 +519,8 @@ def forms(draw, chart, degree=None, max_terms: int = 3, coefficients=None, *, mi
 
 
 @st.composite
-def constant_symplectic_forms(draw, chart, entries: SearchStrategy | None = None):
+def constant_symplectic_forms(draw: st.DrawFn, chart: Chart | SearchStrategy[Chart],
+                              entries: SearchStrategy | None = None) -> Form:
     """Constant non-degenerate 2-forms ``sum_{i<j} W_ij dx^i ^ dx^j`` on an
     even-dimensional ordinary chart (``det W != 0``).
 
@@ -550,7 +563,9 @@ def constant_symplectic_forms(draw, chart, entries: SearchStrategy | None = None
 
 
 @st.composite
-def vector_fields(draw, chart, max_terms: int | None = None, coefficients=None, *, min_terms: int = 1):
+def vector_fields(draw: st.DrawFn, chart: Chart | SearchStrategy[Chart], max_terms: int | None = None,
+                  coefficients: SearchStrategy[sp.Expr] | Callable[[Chart], SearchStrategy[sp.Expr]] | None = None, *,
+                  min_terms: int = 1) -> VectorField:
     """Vector fields on a chart.
 
     On an ordinary chart: ``sum X^i d/dx^i`` with 1..``max_terms`` nonzero
@@ -594,7 +609,8 @@ def vector_fields(draw, chart, max_terms: int | None = None, coefficients=None, 
 
 
 @st.composite
-def maps(draw, source, target, coefficients=None):
+def maps(draw: st.DrawFn, source: Chart | SearchStrategy[Chart], target: Chart | SearchStrategy[Chart],
+         coefficients: SearchStrategy[sp.Expr] | Callable[[Chart], SearchStrategy[sp.Expr]] | None = None) -> Map:
     """Maps ``source -> target``: the target's coordinates as expressions in the
     source's coordinates (polynomials of degree <= 2 by default).
 
@@ -657,7 +673,7 @@ def _shapes(chart, max_even_power, max_odd):
     return out
 
 
-def superfunction_degrees(chart, *, max_even_power: int = 1, max_odd: int = 3) -> list[int]:
+def superfunction_degrees(chart: Chart, *, max_even_power: int = 1, max_odd: int = 3) -> list[int]:
     """The degrees that :func:`superfunctions` can draw on ``chart``."""
     return sorted({deg for deg, _, _ in _shapes(chart, max_even_power, max_odd)})
 
@@ -688,16 +704,16 @@ def _superfunction_exprs(draw, chart, degree, max_terms, coefficients, max_even_
 
 @st.composite
 def superfunctions(
-    draw,
-    graded_chart,
-    degree=None,
+    draw: st.DrawFn,
+    graded_chart: Chart | SearchStrategy[Chart],
+    degree: int | SearchStrategy[int] | None = None,
     max_terms: int = 3,
-    coefficients=None,
+    coefficients: SearchStrategy[sp.Expr] | Callable[[Chart], SearchStrategy[sp.Expr]] | None = None,
     *,
     homogeneous: bool = True,
     max_even_power: int = 1,
     max_odd: int = 3,
-):
+) -> SuperFunction:
     """Superfunctions on a graded chart.
 
     A term is ``c(x) * m * theta_1 ... theta_r``: ``c`` a function of the even
@@ -742,7 +758,7 @@ def superfunctions(
     return chart.function(expr)
 
 
-def vector_field_degrees(chart, *, max_even_power: int = 1, max_odd: int = 3) -> list[int]:
+def vector_field_degrees(chart: Chart, *, max_even_power: int = 1, max_odd: int = 3) -> list[int]:
     """The degrees that :func:`vector_fields_graded` can draw on ``chart``
     (component along ``x^a`` has degree ``k + deg x^a``)."""
     fdeg = set(superfunction_degrees(chart, max_even_power=max_even_power, max_odd=max_odd))
@@ -751,17 +767,17 @@ def vector_field_degrees(chart, *, max_even_power: int = 1, max_odd: int = 3) ->
 
 @st.composite
 def vector_fields_graded(
-    draw,
-    graded_chart,
-    degree=None,
+    draw: st.DrawFn,
+    graded_chart: Chart | SearchStrategy[Chart],
+    degree: int | SearchStrategy[int] | None = None,
     max_terms: int | None = None,
-    coefficients=None,
+    coefficients: SearchStrategy[sp.Expr] | Callable[[Chart], SearchStrategy[sp.Expr]] | None = None,
     *,
     parity: int | None = None,
     max_even_power: int = 1,
     max_odd: int = 3,
     max_function_terms: int = 2,
-):
+) -> VectorField:
     """Homogeneous vector fields ``sum X^a d/dx^a`` on a graded chart.
 
     The component along ``x^a`` of a field of degree ``k`` is a superfunction
@@ -826,7 +842,10 @@ def vector_fields_graded(
     return _gc().VectorField(chart, comps)
 
 
-def odd_vector_fields(graded_chart, degree=None, max_terms: int | None = None, coefficients=None, **kwargs):
+def odd_vector_fields(graded_chart: Chart | SearchStrategy[Chart], degree: int | SearchStrategy[int] | None = None,
+                      max_terms: int | None = None,
+                      coefficients: SearchStrategy[sp.Expr] | Callable[[Chart], SearchStrategy[sp.Expr]] | None = None,
+                      **kwargs: Any) -> SearchStrategy[VectorField]:
     """Odd homogeneous vector fields (candidates for homological vector fields Q).
 
     Same as :func:`vector_fields_graded` with ``parity=1``; ``degree`` (if

@@ -36,6 +36,8 @@ AssertionError: the map is not symplectic: ...
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .certify import (
     certify_conserves,
     certify_contact,
@@ -43,6 +45,14 @@ from .certify import (
     certify_preserves,
     certify_symplectic,
 )
+
+if TYPE_CHECKING:
+    import sympy
+
+    from .certify import Certificate
+    from .fields import VectorField
+    from .forms import Form
+    from .maps import ImplicitMap, Map
 
 __all__ = ["assert_symplectic", "assert_contact", "assert_preserves", "assert_conserves", "assert_order"]
 
@@ -58,26 +68,26 @@ def _require(cert, what: str):
     raise AssertionError(f"could not decide whether the map is {what}: {cert.method}")
 
 
-def assert_symplectic(phi, omega):
+def assert_symplectic(phi: Map | ImplicitMap, omega: Form) -> Certificate:
     """Assert ``phi^* omega == omega``; returns the certificate."""
     return _require(certify_symplectic(phi, omega), "symplectic")
 
 
-def assert_contact(phi, eta):
+def assert_contact(phi: Map | ImplicitMap, eta: Form) -> Certificate:
     """Assert ``phi^* eta == g eta`` (g nowhere zero); returns the certificate (g is ``.factor``)."""
     return _require(certify_contact(phi, eta), "a contact map")
 
 
-def assert_preserves(phi, form):
+def assert_preserves(phi: Map | ImplicitMap, form: Form) -> Certificate:
     """Assert ``phi^* form == form``; returns the certificate."""
     return _require(certify_preserves(phi, form), "form-preserving")
 
 
-def assert_conserves(phi, H):
+def assert_conserves(phi: Map | ImplicitMap, H: sympy.Expr | float) -> Certificate:
     """Assert ``H o phi == H``; returns the certificate."""
     return _require(certify_conserves(phi, H), "conservative")
 
 
-def assert_order(phi, field, h, order):
+def assert_order(phi: Map | ImplicitMap, field: VectorField, h: sympy.Symbol, order: int) -> Certificate:
     """Assert that phi has order at least ``order`` for the flow of ``field``; returns the certificate."""
     return _require(certify_order(phi, field, h, order), f"of order {order}")

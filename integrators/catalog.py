@@ -15,6 +15,8 @@ True
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import sympy
 
 from geomcheck.certify import families
@@ -37,6 +39,9 @@ from .schemes.rattle import Rattle
 from .schemes.refined_composition import RefinedComposition
 from .schemes.runge_kutta import RungeKutta
 from .schemes.verlet import StormerVerlet
+
+if TYPE_CHECKING:
+    from .schemes.base import Scheme
 
 __all__ = ["list_schemes", "scheme", "declared"]
 
@@ -151,7 +156,7 @@ def list_schemes() -> list:
     return list(_ENTRIES)
 
 
-def scheme(name):
+def scheme(name: str | Scheme) -> Scheme:
     """The catalog scheme called ``name`` (a Scheme instance is returned unchanged).
 
     Raises

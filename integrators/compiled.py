@@ -47,6 +47,8 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
+import platform
+import re
 import shutil
 import subprocess
 import tempfile
@@ -68,7 +70,7 @@ from .systems import STEP_SYMBOL, CanonicalSystem, System
 
 __all__ = ["integrate_compiled", "compile_step", "compile_stages", "CompiledStep", "CompiledStages",
            "c_source_stages", "CompiledPathWarning", "CompiledCacheWarning", "CompilerUnavailableError",
-           "find_compiler", "cache_dir", "c_source"]
+           "find_compiler", "cache_dir", "c_source", "ship_library", "install_library"]
 
 CFLAGS = ("-O2", "-ffp-contract=off", "-shared", "-fPIC")
 #: step counts handed to the C loop stay below this (a C long, with room for n + save_every)
@@ -432,7 +434,10 @@ def _build(source: str):
     if cc is None:
         raise CompilerUnavailableError(
             f"no C compiler found (looked for {os.environ.get('CC') or 'cc'!r} on PATH; set $CC to one)")
-    key = _digest("\0".join([source, cc, _compiler_identity(cc), *CFLAGS]).encode())[:24]
+    # the machine's architecture too: `cc --version` does not always name the target, and a
+    # library may be shipped to another node (see ship_library)
+    key = _digest("\0".join([source, cc, _compiler_identity(cc), platform.machine(), os.name, *CFLAGS]
+                            ).encode())[:24]
     directory = _writable_cache()
     target = os.path.join(directory, f"gc_step_{key}.so")
     data = _verified(target)
@@ -446,6 +451,61 @@ def _build(source: str):
     except OSError as exc:
         raise CompilerUnavailableError(f"the step loop could not be built in {directory}: {exc.strerror or exc}"
                                        ) from None
+
+
+LIBRARY_NAME = re.compile(r"gc_step_[0-9a-f]{24}\.so")
+
+
+def ship_library(path: str):
+    """``(name, bytes, sha256)`` of a library this process built or verified, to install elsewhere.
+
+    For a cluster: the library is compiled once, on the client, and installed into each
+    worker's cache with :func:`install_library`; a worker then finds it under the name its own
+    key gives (the same source, compiler, flags and architecture), and compiles nothing.
+    Returns None when ``path`` is not a verified library of the cache.
+    """
+    name = os.path.basename(str(path))
+    if not LIBRARY_NAME.fullmatch(name):
+        return None
+    data = _verified(str(path))
+    return None if data is None else (name, data, _digest(data))
+
+
+def install_library(name: str, data: bytes, sha256: str) -> str:
+    """Put a library from :func:`ship_library` into this process's cache; returns its path.
+
+    The bytes must match the checksum and the name must be a cache name; a library already
+    there with the same bytes is kept.  A worker loads it only under the key it computes
+    itself, so a library built by another compiler or for another architecture is never used.
+
+    Raises
+    ------
+    InvalidArgumentError
+        Not a cache name, or bytes that do not match the checksum.
+    """
+    if not isinstance(name, str) or not LIBRARY_NAME.fullmatch(name):
+        raise InvalidArgumentError(f"{name!r} is not the name of a compiled-step library (gc_step_<24 hex>.so)")
+    if not isinstance(data, (bytes, bytearray)) or _digest(bytes(data)) != sha256:
+        raise InvalidArgumentError(f"the bytes shipped for {name} do not match their SHA-256; not installed")
+    directory = _writable_cache()
+    target = os.path.join(directory, name)
+    if _verified(target) == data:
+        return target
+    fd, so_tmp = tempfile.mkstemp(suffix=".so.tmp", prefix="gc_step_ship_", dir=directory)
+    sum_tmp = so_tmp[:-len(".so.tmp")] + ".sha256.tmp"
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        with open(sum_tmp, "w", encoding="ascii") as f:
+            f.write(sha256 + "\n")
+        os.replace(so_tmp, target)
+        os.replace(sum_tmp, target + ".sha256")
+    finally:
+        for f in (so_tmp, sum_tmp):
+            if os.path.exists(f):
+                os.remove(f)
+    _trim(directory, keep=(target, target + ".sha256"))
+    return target
 
 
 def _load_library(target: str, data: bytes):
@@ -700,16 +760,16 @@ def integrate_compiled(system, scheme, y0, dt, steps, save_every=1, params=None,
     if system.time is not None:
         base.append(t0v)  # a placeholder: the loop sets the time of every step
     batch, dim = Y.shape
-    saved = list(range(0, steps + 1, save_every))
+    saved = np.arange(0, steps + 1, save_every, dtype=np.int64)   # not a list: see integrate()
     if saved[-1] != steps:
-        saved.append(steps)
+        saved = np.append(saved, np.int64(steps))
     out = np.empty((len(saved), batch, dim))
     for b in range(batch):
         compiled.run(base, Y[b], steps, save_every, t0v, out=out[:, b, :], out_stride=batch * dim)
-    times = np.array([t0v + n * dt_value for n in saved])
+    times = t0v + saved.astype(np.float64) * dt_value
     watch = FiniteWatch(batch, system.coords)
     for k, n in enumerate(saved):
-        watch.saved(out[k], n)
+        watch.saved(out[k], int(n))
     watch.report(times, saved)
     sol = Solution(times, out[:, 0, :] if single else out, system, s, "numpy", None, dt_value, steps, save_every,
                    values, single)

@@ -41,7 +41,7 @@ what exact certificates need; else geomcheck's implicit submanifold parametrizat
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 import sympy
@@ -111,7 +111,9 @@ class ConstrainedHamiltonianSystem(CanonicalSystem):
 
     kind = "constrained-hamiltonian"
 
-    def __init__(self, H, q, p, constraints, parameters: Mapping | None = None, parametrization=None):
+    def __init__(self, H: sympy.Expr | float, q: sympy.Symbol | str | Iterable[sympy.Symbol],
+                 p: sympy.Symbol | str | Iterable[sympy.Symbol], constraints: sympy.Expr | Iterable[sympy.Expr],
+                 parameters: Mapping | None = None, parametrization: tuple[gc.Chart, gc.Map] | None = None):
         owner = "ConstrainedHamiltonianSystem"
         self.q = _symbols(q, "q", owner)
         self.p = _symbols(p, "p", owner)
@@ -221,8 +223,11 @@ class ConstrainedHamiltonianSystem(CanonicalSystem):
     # ------------------------------------------------------------------ alternative constructors
 
     @classmethod
-    def from_lagrangian(cls, L, q, constraints, velocities=None, momenta=None, parameters=None,
-                        parametrization=None) -> "ConstrainedHamiltonianSystem":
+    def from_lagrangian(cls, L: sympy.Expr | float, q: Sequence[sympy.Symbol],
+                        constraints: sympy.Expr | Iterable[sympy.Expr],
+                        velocities: Sequence[sympy.Symbol] | None = None, momenta: Sequence[sympy.Symbol] | None = None,
+                        parameters: Mapping | None = None,
+                        parametrization: tuple[gc.Chart, gc.Map] | None = None) -> "ConstrainedHamiltonianSystem":
         """The system of a Lagrangian ``L(q, v)`` whose Legendre transform is affine in v.
 
         The Legendre transform is geomcheck's
@@ -269,7 +274,7 @@ class ConstrainedHamiltonianSystem(CanonicalSystem):
         return (self.H, self.q, self.p, comps, par, tuple(sorted(self._values.items(), key=lambda kv: kv[0].name)))
 
     @property
-    def energy(self):
+    def energy(self) -> sympy.Expr:
         """The conserved energy H."""
         return self.H
 
@@ -304,7 +309,7 @@ class ConstrainedHamiltonianSystem(CanonicalSystem):
             self._h_separable = (not mixed) or decide_all_zero(mixed, budget=5.0).is_zero is True
         return self._h_separable
 
-    def manifold(self):
+    def manifold(self) -> tuple[gc.Chart, gc.Map | gc.ImplicitMap]:
         """The constraint manifold as ``(S, iota)``: a chart and its embedding into ``(q, p)``.
 
         The explicit parametrization given at construction, else
@@ -324,7 +329,8 @@ class ConstrainedHamiltonianSystem(CanonicalSystem):
         eqs = list(self.constraints) + list(self.hidden_constraints)
         return gc.submanifold_parametrization(self.chart, eqs, solve_q + solve_p, list(self.parameters))
 
-    def check_state(self, Y, values=None, tol=CONSISTENCY_TOL) -> None:
+    def check_state(self, Y: np.ndarray, values: Mapping[sympy.Symbol, Any] | None = None,
+                    tol: float = CONSISTENCY_TOL) -> None:
         """Raise :class:`~integrators.errors.InconsistentStateError` unless every state of ``Y`` is on the manifold.
 
         Parameters

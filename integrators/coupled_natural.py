@@ -105,7 +105,7 @@ class CoupledNaturalSystem(CanonicalSystem):
 
     kind = "coupled-natural"
 
-    def __init__(self, natural, parameters: Mapping | None = None):
+    def __init__(self, natural: _NaturalPair, parameters: Mapping | None = None):
         owner = "CoupledNaturalSystem"
         if not isinstance(natural, _NaturalPair):
             raise SystemDefinitionError(
@@ -138,7 +138,7 @@ class CoupledNaturalSystem(CanonicalSystem):
         return (self.natural, tuple(sorted(self._values.items(), key=lambda kv: kv[0].name)))
 
     @property
-    def energy(self):
+    def energy(self) -> sympy.Expr:
         """The total energy ``E_1 + E_2`` (dissipated at the rate ``D`` on ``c = 0``)."""
         return self.H
 

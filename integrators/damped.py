@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Mapping
+from typing import Iterable, Mapping
 
 import sympy
 
@@ -140,7 +140,9 @@ class DampedHamiltonianSystem(ForcedHamiltonianSystem):
 
     kind = "damped-hamiltonian"
 
-    def __init__(self, H, q, p, damping, parameters: Mapping | None = None):
+    def __init__(self, H: sympy.Expr | float, q: sympy.Symbol | str | Iterable[sympy.Symbol],
+                 p: sympy.Symbol | str | Iterable[sympy.Symbol], damping: sympy.Expr | float,
+                 parameters: Mapping | None = None):
         # the Hamiltonian part is checked (and its separability decided) by HamiltonianSystem
         undamped_values = {k: v for k, v in dict(parameters or {}).items() if k is not damping and k != damping}
         undamped = HamiltonianSystem(H, q, p, parameters=undamped_values)
@@ -163,12 +165,12 @@ class DampedHamiltonianSystem(ForcedHamiltonianSystem):
         """True iff ``H = T(p) + V(q)`` (decided like HamiltonianSystem: mixed derivatives vanish)."""
         return self.undamped.is_separable
 
-    def conformal_factor(self, t):
+    def conformal_factor(self, t: sympy.Expr | float) -> sympy.Expr:
         """``e^{-gamma t}``: the exact flow satisfies ``phi_t^* omega = e^{-gamma t} omega``."""
         return sympy.exp(-self.damping * sympy.sympify(t))
 
     @property
-    def energy_rate(self):
+    def energy_rate(self) -> sympy.Expr:
         """``dH/dt = X(H) = -gamma sum_i p_i H_{p_i}`` along the flow (``-2 gamma T`` for ``T = |p|^2/2``)."""
         return sympy.expand(self.vector_field(self.H))
 

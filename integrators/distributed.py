@@ -4,7 +4,11 @@ Both run on any ``dask.distributed`` client (a ``LocalCluster`` on this machine,
 address of a cluster) and give what the serial run gives, bit for bit: every trajectory of an
 ensemble is computed by the same operations whichever chunk it is in.  The system and scheme
 are shipped to the workers once (scattered), not with every task; each worker lowers the step
-once and reuses it for all its chunks (the lowering is memoized per process).
+once and reuses it for all its chunks (the lowering is memoized per process).  For
+``backend="compiled"`` the C library is built once, on the client, and installed into every
+worker's cache (checked against its SHA-256; a worker uses it only under the key it computes
+itself, so a different compiler or architecture compiles its own).  ``progress=True`` shows
+Dask's progress bar (on stderr; by default when stderr is a terminal).
 
 Dask is an optional dependency (``pip install 'geomcheck[distributed]'``); without it these
 functions raise :class:`geomcheck.errors.MissingDependencyError` naming the extra.
@@ -24,13 +28,26 @@ True
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import warnings
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from geomcheck.errors import InvalidArgumentError, MissingDependencyError
+from geomcheck.provenance import check_workers
 
+from .compiled import install_library, ship_library
 from .integrate import Solution, integrate
+
+if TYPE_CHECKING:
+    from dask.distributed import Client
+    from numpy.typing import ArrayLike
+
+    from .schemes.base import Scheme
+    from .systems import System
 
 __all__ = ["integrate_distributed", "sweep"]
 
@@ -50,7 +67,35 @@ def _check_client(client):
     if not isinstance(client, dd.Client):
         raise InvalidArgumentError(f"client must be a dask.distributed.Client, got {type(client).__name__} {client!r}"
                                    " (for this machine: Client(LocalCluster()))")
+    check_workers(client)   # a worker running other code would not give the serial result
     return client
+
+
+def _progress_flag(progress) -> bool:
+    """Whether to show the bar: ``None`` shows it when stderr is a terminal."""
+    if progress is None:
+        isatty = getattr(sys.stderr, "isatty", None)
+        return bool(isatty and isatty())
+    if not isinstance(progress, (bool, np.bool_)):
+        raise InvalidArgumentError(f"progress must be True, False or None, got {progress!r}")
+    return bool(progress)
+
+
+def _show_progress(futures, progress: bool):
+    """Dask's own progress bar over ``futures``, on stderr."""
+    if progress:
+        with contextlib.redirect_stdout(sys.stderr):   # Dask's text bar writes to stdout
+            _dask().progress(futures, notebook=False)
+            sys.stderr.write("\n")
+
+
+def _ship_compiled(client, probe):
+    """Install the library the client built for ``probe`` into every worker's cache."""
+    if getattr(probe, "path", None) != "compiled":
+        return
+    shipped = ship_library(probe.path_note)
+    if shipped is not None:
+        client.run(install_library, *shipped)
 
 
 def _run_chunk(system, scheme, y0, options):
@@ -61,7 +106,8 @@ def _run_chunk(system, scheme, y0, options):
     return sol, [(w.category, str(w.message)) for w in caught]
 
 
-def integrate_distributed(system, scheme, y0, *, client, chunks=None, **options) -> Solution:
+def integrate_distributed(system: System, scheme: str | Scheme, y0: ArrayLike, *, client: Client,
+                          chunks: int | None = None, **options: Any) -> Solution:
     """:func:`integrators.integrate` of an ensemble, its batch split into chunks run on Dask workers.
 
     Parameters
@@ -73,7 +119,8 @@ def integrate_distributed(system, scheme, y0, *, client, chunks=None, **options)
         How many pieces the batch is cut into (default: twice the number of workers, at most
         the batch size).
     **options
-        Every other option of :func:`integrators.integrate` (``dt``, ``steps``, ``backend``, ...).
+        Every other option of :func:`integrators.integrate` (``dt``, ``steps``, ``backend``, ...);
+        ``progress`` is Dask's progress bar over the chunks.
 
     Returns
     -------
@@ -98,13 +145,19 @@ def integrate_distributed(system, scheme, y0, *, client, chunks=None, **options)
         raise InvalidArgumentError(f"chunks must be a positive integer, got {chunks!r}")
     bounds = np.linspace(0, n, min(int(chunks), n) + 1).round().astype(int)
     pieces = [np.asarray(y0)[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
-    # bad input is refused here, before anything is shipped (the same checks as every chunk's)
-    integrate(system, scheme, pieces[0][:1], **{**options, "steps": 0, "progress": False})
+    progress = _progress_flag(options.pop("progress", None))
+    # bad input is refused here, before anything is shipped (the same checks as every chunk's);
+    # for the compiled backend this also builds the library the workers are sent
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a chunk's run warns again, naming its trajectories
+        probe = integrate(system, scheme, pieces[0][:1], **{**options, "steps": 0, "progress": False})
+    _ship_compiled(client, probe)
     shared_system, shared_scheme = client.scatter([system, scheme], broadcast=True)
     options = {**options, "progress": False}
     # the chunks travel as data, not inside the task graph (a large graph is slow to ship)
     shipped = client.scatter(pieces)
     futures = [client.submit(_run_chunk, shared_system, shared_scheme, piece, options, pure=False) for piece in shipped]
+    _show_progress(futures, progress)
     results = client.gather(futures)
     for (a, b), (_, caught) in zip(zip(bounds[:-1], bounds[1:]), results):
         for category, message in caught:
@@ -112,15 +165,22 @@ def integrate_distributed(system, scheme, y0, *, client, chunks=None, **options)
                                    f" {message}"), stacklevel=2)
     first = results[0][0]
     y = np.concatenate([sol.y for sol, _ in results], axis=1)
-    return Solution(first.t, y, system, first.scheme, first.backend, first.dps, first.dt, first.steps,
-                    first.save_every, first.parameters, False)
+    sol = Solution(first.t, y, system, first.scheme, first.backend, first.dps, first.dt, first.steps,
+                   first.save_every, first.parameters, False)
+    paths = {getattr(s, "path", None) for s, _ in results}
+    if paths == {"compiled"}:
+        sol.path, sol.path_note = "compiled", first.path_note
+    elif "numpy" in paths:   # a chunk fell back (its warning was raised above)
+        sol.path, sol.path_note = "numpy", next(s.path_note for s, _ in results if getattr(s, "path", None) == "numpy")
+    return sol
 
 
-def _run_job(job):
-    return integrate(**{**job, "progress": False})
+def _run_jobs(jobs):
+    return [integrate(**{**job, "progress": False}) for job in jobs]
 
 
-def sweep(jobs, *, client) -> list:
+def sweep(jobs: Iterable[Mapping[str, Any]], *, client: Client, chunks: int | None = None,
+          progress: bool | None = None) -> list[Solution]:
     """Run many :func:`integrators.integrate` calls on Dask workers: a sweep over systems,
     parameters, step sizes or schemes.
 
@@ -129,6 +189,12 @@ def sweep(jobs, *, client) -> list:
     jobs : sequence of dict
         The keyword arguments of each call (``system``, ``scheme``, ``y0``, ``dt``, ...).
     client : dask.distributed.Client
+    chunks : int, optional
+        How many tasks the jobs are grouped into (default: four per worker, at most one per
+        job): a task per job would pay Dask's per-task cost for every small run, and a system
+        shared by several jobs of a chunk is shipped and lowered once for them.
+    progress : None, True or False
+        Dask's progress bar over the tasks, on stderr (``None``: when stderr is a terminal).
 
     Returns
     -------
@@ -152,4 +218,15 @@ def sweep(jobs, *, client) -> list:
         if not isinstance(job, dict) or not {"system", "scheme", "y0"} <= set(job):
             raise InvalidArgumentError(f"job {i}: expected a dict of integrate()'s arguments with system, scheme and"
                                        f" y0, got {job!r}")
-    return client.gather(client.map(_run_job, jobs, pure=False))
+    progress = _progress_flag(progress)
+    if not jobs:
+        return []
+    if chunks is None:
+        chunks = 4 * max(1, len(client.scheduler_info().get("workers", {})))
+    if isinstance(chunks, bool) or not isinstance(chunks, (int, np.integer)) or chunks < 1:
+        raise InvalidArgumentError(f"chunks must be a positive integer, got {chunks!r}")
+    # contiguous groups: neighbouring jobs of a sweep often share their system
+    bounds = np.linspace(0, len(jobs), min(int(chunks), len(jobs)) + 1).round().astype(int)
+    futures = client.map(_run_jobs, [jobs[a:b] for a, b in zip(bounds[:-1], bounds[1:])], pure=False)
+    _show_progress(futures, progress)
+    return [sol for group in client.gather(futures) for sol in group]

@@ -17,7 +17,15 @@ integrators raise that one.
 UnknownSchemeError
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable
+
 from geomcheck.errors import GeomcheckError
+
+if TYPE_CHECKING:
+    import numpy
+    import sympy
 
 __all__ = [
     "UnknownNameError",
@@ -67,7 +75,8 @@ class NewtonConvergenceError(GeomcheckError, ValueError):
         The step number at which it happened (when known).
     """
 
-    def __init__(self, message, trajectories=(), residuals=(), step=None):
+    def __init__(self, message: str, trajectories: Iterable[int] = (), residuals: Iterable[float] = (),
+                 step: int | None = None):
         super().__init__(message)
         self.trajectories = list(trajectories)
         self.residuals = list(residuals)
@@ -95,7 +104,8 @@ class InconsistentStateError(GeomcheckError, ValueError):
     trajectory : int    the index of the state in the batch
     """
 
-    def __init__(self, message, name=None, value=None, trajectory=None):
+    def __init__(self, message: str, name: str | None = None, value: float | None = None,
+                 trajectory: int | None = None):
         super().__init__(message)
         self.name = name
         self.value = value
@@ -122,8 +132,9 @@ class KernelMismatchError(KernelError):
     deviation : float             relative deviation of that component (see ``integrators.kernels``)
     """
 
-    def __init__(self, message, component=None, point=None, kernel_value=None, symbolic_value=None,
-                 deviation=None):
+    def __init__(self, message: str, component: sympy.Symbol | None = None, point: numpy.ndarray | None = None,
+                 kernel_value: float | None = None, symbolic_value: float | None = None,
+                 deviation: float | None = None):
         super().__init__(message)
         self.component = component
         self.point = point

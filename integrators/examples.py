@@ -12,10 +12,15 @@ p**2/2 - cos(q)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import sympy
 
 from .errors import UnknownSystemError
 from .systems import ContactSystem, HamiltonianSystem
+
+if TYPE_CHECKING:
+    from .systems import System
 
 __all__ = ["example_system", "list_example_systems", "default_example_for"]
 
@@ -148,7 +153,7 @@ def _checked(name):
     return name
 
 
-def example_system(name: str):
+def example_system(name: str) -> System:
     """The example system called ``name`` (a fresh HamiltonianSystem or ContactSystem).
 
     Raises

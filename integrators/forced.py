@@ -104,7 +104,7 @@ class ForcedHamiltonianSystem(CanonicalSystem):
         self._setup(CoupledSystem([sub]), parameters, owner)
 
     @classmethod
-    def from_coupled(cls, coupled, parameters: Mapping | None = None) -> "ForcedHamiltonianSystem":
+    def from_coupled(cls, coupled: CoupledSystem, parameters: Mapping | None = None) -> "ForcedHamiltonianSystem":
         """The integrators' view of a :class:`geomcheck.structures.CoupledSystem` (no copy of it).
 
         Examples
@@ -150,7 +150,7 @@ class ForcedHamiltonianSystem(CanonicalSystem):
                 tuple(sorted(self._values.items(), key=lambda kv: kv[0].name)))
 
     @property
-    def energy(self):
+    def energy(self) -> sympy.Expr:
         """The total energy ``sum_i H_i`` (not the Hamiltonian of the coupled system: it has none)."""
         return self.H
 

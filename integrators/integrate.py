@@ -50,6 +50,7 @@ import time as _time
 import warnings
 from collections.abc import Mapping
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Literal
 
 import mpmath
 import numpy as np
@@ -64,6 +65,11 @@ from .lower import LoweredStep, _split_implicit, lower_expressions, real_rows
 from .newton import check_newton_mode
 from .staged import StagedStep, lower_stages
 from .systems import STEP_SYMBOL, CanonicalSystem, System
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .schemes.base import Scheme
 
 __all__ = ["integrate", "Solution", "FiniteWatch", "DOUBLE_MAX", "check_saved_size", "check_t0"]
 
@@ -86,7 +92,9 @@ class Solution:
         What was run.
     """
 
-    def __init__(self, t, y, system, scheme, backend, dps, dt, steps, save_every, parameters, single):
+    def __init__(self, t: np.ndarray, y: np.ndarray, system: System, scheme: Scheme, backend: str, dps: int | None,
+                 dt: float | mpmath.mpf, steps: int, save_every: int, parameters: Mapping[sympy.Symbol, Any],
+                 single: bool):
         self.t = t
         self.y = y
         self.system = system
@@ -100,13 +108,13 @@ class Solution:
         self._single = single
         self._energy = None
 
-    def energy(self):
+    def energy(self) -> np.ndarray:
         """The system's energy (H) at every saved state: ``(n_saved, batch)`` or ``(n_saved,)``."""
         if self._energy is None:
             self._energy = self._evaluate(self.system.energy)
         return self._energy
 
-    def constraint_drift(self):
+    def constraint_drift(self) -> tuple[np.ndarray, np.ndarray]:
         """``(g, c)``: ``max_a |g_a|`` and ``max_a |(G H_p)_a|`` at every saved state of a constrained system.
 
         Each of shape ``(n_saved, batch)`` or ``(n_saved,)`` (dtype object of mpf for mpmath): how far
@@ -540,7 +548,8 @@ class FiniteWatch:
     def report(self, times, saved_steps):
         if not self.found:
             return
-        where = {n: float(t) for n, t in zip(saved_steps, times)}
+        needed = {f[1] for f in self.found[:self.SHOWN]}
+        where = {int(n): float(t) for n, t in zip(saved_steps, times) if int(n) in needed}
         shown = "; ".join(
             f"trajectory {b}: {', '.join(cs)} not finite at step {n} (t = {where[n]:.6g}), finite at step {m}"
             for b, n, m, cs in self.found[:self.SHOWN])
@@ -556,9 +565,13 @@ class FiniteWatch:
 # ------------------------------------------------------------------------ the run
 
 
-def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None, save_every=10, params=None,
-              t0=0, tol=None, max_iter=50, compensated=False, progress=None, check_stability=True, newton="full",
-              use_kernel=False):
+def integrate(system: System, scheme: str | Scheme, y0: ArrayLike,
+              dt: float | str | Fraction | sympy.Expr | mpmath.mpf = 0.01, steps: int = 1000,
+              backend: Literal["numpy", "mpmath", "compiled"] = "numpy", dps: int | None = None, save_every: int = 10,
+              params: Mapping[Any, Any] | None = None, t0: float | str | Fraction | sympy.Expr | mpmath.mpf = 0,
+              tol: float | str | sympy.Expr | mpmath.mpf | None = None, max_iter: int = 50, compensated: bool = False,
+              progress: bool | None = None, check_stability: bool = True,
+              newton: Literal["full", "simplified", "auto"] = "full", use_kernel: bool = False) -> Solution:
     """Integrate ``system`` with ``scheme`` from ``y0``.
 
     Parameters
@@ -694,22 +707,24 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
         else:
             increment = _Increment(stages[0].map, lowered, system.coords, scalars, backend)
     batch, dim = Y.shape
-    saved_steps = list(range(0, steps + 1, save_every))
+    # an array, not a list: 10**7 saved steps as Python ints would take 360 MB beside the output
+    saved_steps = np.arange(0, steps + 1, save_every, dtype=np.int64)
     if saved_steps[-1] != steps:
-        saved_steps.append(steps)
+        saved_steps = np.append(saved_steps, np.int64(steps))
 
     if backend == "numpy":
         t0v = float(sympy.N(t0)) if isinstance(t0, sympy.Basic) else float(t0)
         base = [dt_value] + [float(sympy.N(values[k])) if isinstance(values[k], sympy.Basic) else float(values[k])
                              for k in system.parameters]
         out = np.empty((len(saved_steps), batch, dim))
-        times = np.array([t0v + n * dt_value for n in saved_steps])
+        # the same two IEEE operations as t0 + float(n) * dt for each n (n < 2**53 is exact)
+        times = t0v + saved_steps.astype(np.float64) * dt_value
     else:
         t0v = _mpf(t0, dps)
         base = [dt_value] + [_mpf(values[k], dps) for k in system.parameters]
         out = np.empty((len(saved_steps), batch, dim), dtype=object)
         with mpmath.workdps(dps):
-            times = np.array([t0v + n * dt_value for n in saved_steps] + [None], dtype=object)[:-1]
+            times = np.array([t0v + int(n) * dt_value for n in saved_steps] + [None], dtype=object)[:-1]
 
     time_dependent = system.time is not None
     options = dict(tol=tol, max_iter=max_iter, dps=dps)
@@ -734,15 +749,17 @@ def integrate(system, scheme, y0, dt=0.01, steps=1000, backend="numpy", dps=None
     bar = _progress_bar(progress, steps)
     watch = FiniteWatch(batch, system.coords)
     k = 0
+    next_saved = int(saved_steps[0])
     try:
         for n in range(steps + 1):
-            if n == saved_steps[k]:
+            if n == next_saved:
                 for i in range(dim):
                     out[k, :, i] = y[i]
                 watch.saved(out[k], n)
                 k += 1
                 if n == steps:
                     break
+                next_saved = int(saved_steps[k])
             step = bind(n) if time_dependent else bound
             try:
                 if compensated:

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import sympy
@@ -244,7 +244,9 @@ def check_kernel(system, kernel, *, points=8, seed=0, params=None) -> KernelRepo
     return KernelReport(deviations, worst, int(points), tuple(sizes), tuple(used))
 
 
-def with_kernel(system, kernel, *, name=None, points=8, seed=0, rtol=1e-12, params=None):
+def with_kernel(system: System, kernel: Callable[[np.ndarray, dict[str, float]], np.ndarray], *,
+                name: str | None = None, points: int = 8, seed: int = 0, rtol: float = 1e-12,
+                params: Mapping[Any, Any] | None = None) -> System:
     """``system`` carrying ``kernel`` as a fast evaluation of its vector field, once it is checked.
 
     Parameters

@@ -43,7 +43,7 @@ True
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import sympy
 from sympy.core.function import AppliedUndef
@@ -60,6 +60,9 @@ from .errors import SystemDefinitionError
 from .schemes.discrete_gradient import (GRADIENTS, GradientStepScheme, avf_closed_form, discrete_gradient, increment_step,
                                         order_by_expansion)
 from .systems import STEP_SYMBOL, System, _expression, _parameters, _symbols
+
+if TYPE_CHECKING:
+    import numpy
 
 __all__ = ["PortHamiltonianSystem", "PortHamiltonianDiscreteGradient"]
 
@@ -127,7 +130,12 @@ class PortHamiltonianSystem(System):
 
     kind = "port-hamiltonian"
 
-    def __init__(self, J, R, H, x, g=None, u=None, parameters: Mapping | None = None, t=None):
+    def __init__(self, J: sympy.MatrixBase | numpy.ndarray | Sequence[Sequence[Any]],
+                 R: sympy.MatrixBase | numpy.ndarray | Sequence[Sequence[Any]], H: sympy.Expr | float,
+                 x: sympy.Symbol | str | Iterable[sympy.Symbol],
+                 g: sympy.MatrixBase | numpy.ndarray | Sequence[Sequence[Any]] | None = None,
+                 u: sympy.Expr | float | Iterable[sympy.Expr | float] | None = None, parameters: Mapping | None = None,
+                 t: sympy.Symbol | None = None):
         owner = "PortHamiltonianSystem"
         xs = _symbols(x, "x", owner)
         if not xs:
@@ -168,7 +176,9 @@ class PortHamiltonianSystem(System):
         self._parameters, self._values = _parameters(everything, xs, t, parameters, owner)
 
     @classmethod
-    def from_structure(cls, structure, inputs=None, parameters: Mapping | None = None, t=None):
+    def from_structure(cls, structure: _StructurePH,
+                       inputs: Mapping[sympy.Symbol, sympy.Expr | float] | Sequence[sympy.Expr | float] | None = None,
+                       parameters: Mapping | None = None, t: sympy.Symbol | None = None) -> PortHamiltonianSystem:
         """The integrators' system of a :class:`geomcheck.structures.PortHamiltonianSystem`.
 
         ``inputs``: the values of its input symbols, a dict ``{symbol: value}`` or a sequence
@@ -207,7 +217,7 @@ class PortHamiltonianSystem(System):
                 tuple(sorted(self._values.items(), key=lambda kv: kv[0].name)))
 
     @property
-    def energy(self):
+    def energy(self) -> sympy.Expr:
         """H (not conserved: ``dH/dt = -dissipation + supply``)."""
         return self.H
 
@@ -221,7 +231,7 @@ class PortHamiltonianSystem(System):
         return self.structure.grad
 
     @property
-    def dissipation(self):
+    def dissipation(self) -> sympy.Expr:
         """``grad H^T R grad H``."""
         e = sympy.Matrix(self.grad)
         return sympy.expand((e.T * self.R * e)[0])
@@ -232,7 +242,7 @@ class PortHamiltonianSystem(System):
         return self.structure.output
 
     @property
-    def supply(self):
+    def supply(self) -> sympy.Expr:
         """``y^T u`` with the given inputs."""
         return sympy.Add(*[yi * ui for yi, ui in zip(self.output, self.inputs)])
 

@@ -16,7 +16,7 @@ VectorField({q: p, p: -sin(q)})
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Iterable, Mapping
 
 import sympy
 
@@ -28,7 +28,7 @@ from .errors import SystemDefinitionError
 
 __all__ = ["HamiltonianSystem", "ContactSystem", "CanonicalSystem", "System", "STEP_SYMBOL"]
 
-#: The step-size symbol of every scheme (DESIGN.md: "Step size symbol: h").
+#: The step-size symbol of every scheme: ``h`` (the public contract, docs/contract.md).
 STEP_SYMBOL = sympy.Symbol("h")
 
 
@@ -220,7 +220,8 @@ class HamiltonianSystem(CanonicalSystem):
 
     kind = "hamiltonian"
 
-    def __init__(self, H, q, p, parameters: Mapping | None = None):
+    def __init__(self, H: sympy.Expr | float, q: sympy.Symbol | str | Iterable[sympy.Symbol],
+                 p: sympy.Symbol | str | Iterable[sympy.Symbol], parameters: Mapping | None = None):
         owner = "HamiltonianSystem"
         self.q = _symbols(q, "q", owner)
         self.p = _symbols(p, "p", owner)
@@ -249,7 +250,7 @@ class HamiltonianSystem(CanonicalSystem):
         return (self.H, self.q, self.p, tuple(sorted(self._values.items(), key=lambda kv: kv[0].name)))
 
     @property
-    def energy(self):
+    def energy(self) -> sympy.Expr:
         """The conserved energy: H."""
         return self.H
 
@@ -283,7 +284,8 @@ class HamiltonianSystem(CanonicalSystem):
 class ContactSystem(System):
     """A contact Hamiltonian system on ``(x, p, z)`` with contact form ``eta = dz - sum p_i dx_i``.
 
-    The vector field (API.md): ``x' = H_p, p' = -H_x - p H_z, z' = p H_p - H``.
+    The vector field (the public contract, docs/contract.md):
+    ``x' = H_p, p' = -H_x - p H_z, z' = p H_p - H``.
 
     Parameters
     ----------
@@ -312,7 +314,9 @@ class ContactSystem(System):
 
     kind = "contact"
 
-    def __init__(self, H, x, p, z, t=None, parameters: Mapping | None = None):
+    def __init__(self, H: sympy.Expr | float, x: sympy.Symbol | str | Iterable[sympy.Symbol],
+                 p: sympy.Symbol | str | Iterable[sympy.Symbol], z: sympy.Symbol | str,
+                 t: sympy.Symbol | str | None = None, parameters: Mapping | None = None):
         owner = "ContactSystem"
         self.x = _symbols(x, "x", owner)
         self.p = _symbols(p, "p", owner)
@@ -349,7 +353,7 @@ class ContactSystem(System):
                 tuple(sorted(self._values.items(), key=lambda kv: kv[0].name)))
 
     @property
-    def energy(self):
+    def energy(self) -> sympy.Expr:
         """The contact Hamiltonian H (not conserved: dH/dt = -H H_z + H_t along the flow)."""
         return self.H
 

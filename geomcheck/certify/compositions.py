@@ -74,7 +74,7 @@ import numbers
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from typing import Any, Iterable
 
 import mpmath
 import sympy
@@ -1419,7 +1419,8 @@ class CompositionOrder:
         return self.order
 
 
-def composition_order(gammas, base_order: int = 2, max_order: int = 10, *, tol=None) -> CompositionOrder:
+def composition_order(gammas: Iterable[Any], base_order: int = 2, max_order: int = 10, *,
+                      tol: float | None = None) -> CompositionOrder:
     """Certify the order of ``Phi_{gamma_m h} o ... o Phi_{gamma_1 h}`` for a symmetric base method.
 
     Parameters
@@ -1490,7 +1491,8 @@ def composition_order(gammas, base_order: int = 2, max_order: int = 10, *, tol=N
     return CompositionOrder(order, first_bad.holds is False, cert, fail, tuple(first_bad.failing), precision)
 
 
-def certify_composition_order(gammas, order: int, base_order: int = 2, *, tol=None) -> Certificate:
+def certify_composition_order(gammas: Iterable[Any], order: int, base_order: int = 2, *,
+                              tol: float | None = None) -> Certificate:
     """Certify "the composition has order >= ``order``" for every symmetric base method of order ``base_order``.
 
     Parameters

@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable, Sequence
 
 import sympy
 from sympy.core.function import AppliedUndef, UndefinedFunction
@@ -178,7 +179,9 @@ class _Potential:
 # The three gradients (and the midpoint gradient, which is not one)
 
 
-def avf_gradient(V, x, u, v, *, evaluate=None, s=None):
+def avf_gradient(V: sympy.Expr | UndefinedFunction | sympy.Lambda | Callable[..., sympy.Expr],
+                 x: Sequence[sympy.Symbol] | None, u: Sequence[sympy.Symbol], v: Sequence[sympy.Symbol], *,
+                 evaluate: bool | None = None, s: sympy.Symbol | None = None) -> tuple[sympy.Expr, ...]:
     """The average vector field gradient ``g_i = int_0^1 dV/dx_i(v + s (u - v)) ds``.
 
     Parameters
@@ -234,7 +237,9 @@ def avf_gradient(V, x, u, v, *, evaluate=None, s=None):
     return tuple(out)
 
 
-def gonzalez_gradient(V, x, u, v):
+def gonzalez_gradient(V: sympy.Expr | UndefinedFunction | sympy.Lambda | Callable[..., sympy.Expr],
+                      x: Sequence[sympy.Symbol] | None, u: Sequence[sympy.Symbol],
+                      v: Sequence[sympy.Symbol]) -> tuple[sympy.Expr, ...]:
     """Gonzalez' midpoint discrete gradient.
 
     ``g = grad V(m) + (V(u) - V(v) - grad V(m) . (u - v)) / |u - v|^2 (u - v)`` with
@@ -265,7 +270,9 @@ def gonzalez_gradient(V, x, u, v):
     return tuple(g + num / norm2 * d for g, d in zip(gm, delta))
 
 
-def itoh_abe_gradient(V, x, u, v):
+def itoh_abe_gradient(V: sympy.Expr | UndefinedFunction | sympy.Lambda | Callable[..., sympy.Expr],
+                      x: Sequence[sympy.Symbol] | None, u: Sequence[sympy.Symbol],
+                      v: Sequence[sympy.Symbol]) -> tuple[sympy.Expr, ...]:
     """The Itoh-Abe (coordinate increment) discrete gradient.
 
     ``g_i = (V(u_1..u_i, v_{i+1}..v_n) - V(u_1..u_{i-1}, v_i..v_n)) / (u_i - v_i)``
@@ -738,7 +745,10 @@ def _tex_text(s: str) -> str:
     return esc(s)
 
 
-def certify_discrete_gradient(g, V, u, v, x=None) -> Certificate:
+def certify_discrete_gradient(g: Sequence[sympy.Expr],
+                              V: sympy.Expr | UndefinedFunction | sympy.Lambda | Callable[..., sympy.Expr],
+                              u: Sequence[sympy.Symbol], v: Sequence[sympy.Symbol],
+                              x: Sequence[sympy.Symbol] | None = None) -> Certificate:
     """Certify that ``g`` is a discrete gradient of ``V``.
 
     Parameters

@@ -46,7 +46,7 @@ def _compositions(k: int, m: int) -> tuple:
     return tuple((j,) + rest for j in range(1, k - m + 2) for rest in _compositions(k - j, m - 1))
 
 
-def modified_vector_field(phi, h, order: int) -> list:
+def modified_vector_field(phi: Map | ImplicitMap, h: sympy.Symbol, order: int) -> list[VectorField]:
     """``[F_1, ..., F_order]``: the modified field ``sum_k h^(k-1) F_k`` of the map, truncated.
 
     Parameters
@@ -92,7 +92,8 @@ def modified_vector_field(phi, h, order: int) -> list:
     return [fields[k] for k in range(1, order + 1)]
 
 
-def modified_hamiltonian(phi, omega: Form, h, order: int):
+def modified_hamiltonian(phi: Map | ImplicitMap, omega: Form, h: sympy.Symbol,
+                         order: int) -> tuple[sympy.Expr, Certificate]:
     """The modified Hamiltonian ``H~ = sum_k h^(k-1) H_k`` of a symplectic map, and a certificate.
 
     Each ``H_k`` is a primitive of the closed 1-form ``i_{F_k} omega`` (homotopy

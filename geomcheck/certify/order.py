@@ -159,7 +159,8 @@ class _Clock:
         return most if self.end is None else max(0.05, min(most, self.end - time.monotonic()))
 
 
-def taylor_coefficients(phi, h, order: int, *, budget=None) -> list:
+def taylor_coefficients(phi: Map | ImplicitMap, h: sympy.Symbol, order: int, *,
+                        budget: float | None = None) -> list[list[sympy.Expr]]:
     """``[c_0, ..., c_order]`` with ``phi_h(x) = sum_k h^k c_k(x)``, one list per target coordinate.
 
     Entries are differentiated in h at h = 0; an entry with a removable singularity there
@@ -864,7 +865,8 @@ def _flow(X, order, clock) -> list:
     return out
 
 
-def certify_order(phi, X: VectorField, h, order: int, *, budget=EXPANSION_BUDGET) -> Certificate:
+def certify_order(phi: Map | ImplicitMap, X: VectorField, h: sympy.Symbol, order: int, *,
+                  budget: float | None = EXPANSION_BUDGET) -> Certificate:
     """Certify that ``phi_h`` agrees with the flow of X to order ``order``: local error O(h^(order+1)).
 
     The map's Taylor coefficients in h (see :func:`taylor_coefficients`: removable
@@ -961,7 +963,8 @@ def _order_certificate(phi, X, h, order, clock):
     ), (decision.index if decision.is_zero is False else None)
 
 
-def map_order(phi, X: VectorField, h, max_order: int = 6, *, budget=EXPANSION_BUDGET):
+def map_order(phi: Map | ImplicitMap, X: VectorField, h: sympy.Symbol, max_order: int = 6, *,
+              budget: float | None = EXPANSION_BUDGET) -> int | None:
     """The order of ``phi_h`` as an approximation of the flow of X (None if undecided).
 
     The largest p <= max_order whose coefficients all agree, confirmed by a nonzero
@@ -1030,7 +1033,7 @@ def _symmetry_relation(phi: ImplicitMap, h):
     return [fwd[u] for u in phi.new], relation
 
 
-def certify_symmetric(phi, h) -> Certificate:
+def certify_symmetric(phi: Map | ImplicitMap, h: sympy.Symbol) -> Certificate:
     """Certify ``phi_h o phi_{-h} = id`` (the map is its own adjoint).
 
     Examples

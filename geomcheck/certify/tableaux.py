@@ -85,7 +85,7 @@ import math
 import numbers
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import mpmath
 import sympy
@@ -104,6 +104,9 @@ from ..latex import Derivation, Step, expression_size
 from .certificate import Certificate, _tex_text
 from .precision import REFUTATION_FACTOR, Bounded, data_precision
 from .trees import MAX_ORDER, ElementaryWeights, trees_of_order
+
+if TYPE_CHECKING:
+    import numpy
 
 __all__ = [
     "ButcherTableau",
@@ -1074,7 +1077,10 @@ class ButcherTableau:
     geomcheck.errors.InconsistentNodesError: ButcherTableau: c[1] = 1/2 but row 1 of A sums to 1; ...
     """
 
-    def __init__(self, A, b, c=None, *, allow_inconsistent_c=False, exact=True, name="", provenance=""):
+    def __init__(self, A: sympy.MatrixBase | numpy.ndarray | Sequence[Sequence[Any]],
+                 b: sympy.MatrixBase | numpy.ndarray | Sequence[Any],
+                 c: sympy.MatrixBase | numpy.ndarray | Sequence[Any] | None = None, *,
+                 allow_inconsistent_c: bool = False, exact: bool = True, name: str = "", provenance: str = ""):
         owner = _owner("ButcherTableau", name)
         rows = _rows(A, owner)
         s = len(rows)
@@ -1217,8 +1223,13 @@ class PartitionedTableau:
     (2, True)
     """
 
-    def __init__(self, A1, b1, A2, b2, c1=None, c2=None, *, allow_inconsistent_c=False, exact=True,
-                 name="", provenance=""):
+    def __init__(self, A1: sympy.MatrixBase | numpy.ndarray | Sequence[Sequence[Any]],
+                 b1: sympy.MatrixBase | numpy.ndarray | Sequence[Any],
+                 A2: sympy.MatrixBase | numpy.ndarray | Sequence[Sequence[Any]],
+                 b2: sympy.MatrixBase | numpy.ndarray | Sequence[Any],
+                 c1: sympy.MatrixBase | numpy.ndarray | Sequence[Any] | None = None,
+                 c2: sympy.MatrixBase | numpy.ndarray | Sequence[Any] | None = None, *,
+                 allow_inconsistent_c: bool = False, exact: bool = True, name: str = "", provenance: str = ""):
         owner = _owner("PartitionedTableau", name)
         if isinstance(A1, ButcherTableau) and isinstance(b1, ButcherTableau):
             raise TableauError(f"{owner}: use PartitionedTableau.from_parts(q_tableau, p_tableau)")
@@ -1229,7 +1240,8 @@ class PartitionedTableau:
         self._init(q, p, name, provenance, owner)
 
     @classmethod
-    def from_parts(cls, q_part: ButcherTableau, p_part: ButcherTableau, *, name="", provenance=""):
+    def from_parts(cls, q_part: ButcherTableau, p_part: ButcherTableau, *, name: str = "",
+                   provenance: str = "") -> PartitionedTableau:
         """The pair of two existing tableaux (``q_part`` for positions, ``p_part`` for momenta)."""
         owner = _owner("PartitionedTableau", name)
         for nm, t in (("q_part", q_part), ("p_part", p_part)):
@@ -1600,7 +1612,7 @@ def _stage_list(idx):
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def reduce_tableau(T) -> Reduction:
+def reduce_tableau(T: ButcherTableau | PartitionedTableau) -> Reduction:
     """The irreducible method equivalent to a tableau or pair (see :class:`Reduction`).
 
     Decided in the tableau's arithmetic: exactly for rational and algebraic entries, up to
@@ -2441,7 +2453,7 @@ class StabilityFunction:
         return "$" + self._latex() + "$"
 
 
-def stability_function(T, z=None) -> StabilityFunction:
+def stability_function(T: ButcherTableau, z: sympy.Symbol | None = None) -> StabilityFunction:
     """The stability function ``R(z) = det(I - zA + z e b^T) / det(I - zA)``, exactly.
 
     Both determinants are ``sum_k c_k z^k`` with ``c_k`` the coefficients of the

@@ -1,10 +1,10 @@
 r"""Contact Hamiltonian systems (Vermeeren, Bravetti & Seri 2019, slides 11-12 and 14).
 
-Conventions (API.md): Darboux coordinates ``(x_1..x_n, p_1..p_n, z)`` in this order,
-contact form ``eta = dz - sum_i p_i dx_i``; the contact Hamiltonian vector field X of H
-has ``eta(X) = -H`` and ``L_X eta = -R(H) eta`` (R the Reeb field; the slides'
-``f_H = -R_eta(H)``), so ``x' = H_p, p' = -H_x - p H_z, z' = p H_p - H`` and
-``dH/dt = X(H) = -H R(H)`` (``= -H H_z`` in Darboux coordinates).
+Conventions (the public contract, docs/contract.md): Darboux coordinates
+``(x_1..x_n, p_1..p_n, z)`` in this order, contact form ``eta = dz - sum_i p_i dx_i``; the
+contact Hamiltonian vector field X of H has ``eta(X) = -H`` and ``L_X eta = -R(H) eta`` (R the
+Reeb field; the slides' ``f_H = -R_eta(H)``), so ``x' = H_p, p' = -H_x - p H_z,
+z' = p H_p - H`` and ``dH/dt = X(H) = -H R(H)`` (``= -H H_z`` in Darboux coordinates).
 
 Time-dependent Hamiltonians ``H(x, p, z, t)`` are handled by *autonomization*
 (:func:`autonomize`): t becomes a coordinate with a conjugate momentum E on the
@@ -68,6 +68,8 @@ True
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 from dataclasses import dataclass, replace
 
 import sympy
@@ -90,6 +92,9 @@ from ..latex import Derivation, latex
 from ..maps import Map, substitute
 from ..zero import decide_all_zero, decide_zero
 from ..latex import summarize
+
+if TYPE_CHECKING:
+    from ..maps import ImplicitMap
 
 __all__ = [
     "ContactCoordinates",
@@ -168,7 +173,8 @@ class ContactCoordinates:
         return latex(self.eta)
 
 
-def contact_coordinates(chart: Chart, x, p, z) -> ContactCoordinates:
+def contact_coordinates(chart: Chart, x: sympy.Symbol | str | Sequence[sympy.Symbol],
+                        p: sympy.Symbol | str | Sequence[sympy.Symbol], z: sympy.Symbol) -> ContactCoordinates:
     """Check that ``x, p, z`` are Darboux blocks of ``chart`` and bundle them.
 
     Raises
@@ -230,7 +236,8 @@ def darboux_coordinates(n: int = 1, x: str = "x", p: str = "p", z: str = "z") ->
     return ContactCoordinates(chart, c[:n], c[n: 2 * n], c[2 * n])
 
 
-def standard_contact_form(chart: Chart, x, p, z) -> Form:
+def standard_contact_form(chart: Chart, x: sympy.Symbol | str | Sequence[sympy.Symbol],
+                          p: sympy.Symbol | str | Sequence[sympy.Symbol], z: sympy.Symbol) -> Form:
     """``dz - sum_i p_i dx_i`` for blocks x, p of any (equal) length.
 
     Examples
@@ -461,7 +468,7 @@ def certify_reeb_field(eta: Form, R: VectorField | None = None) -> Certificate:
     eR = eta(R)
     iR = interior(R, de)
     residuals = {"eta(R) - 1": eR - 1}
-    residuals.update({f"(i_R d eta)_{eta.chart.coords[k[0]]}": v for k, v in iR.terms.items()})
+    residuals.update({f"(i_R d eta)_{eta.chart.coords[k[0]]}": v for k, v in sorted(iR.terms.items())})
     D = Derivation(r"The Reeb field: $\eta(R) = 1$, $\iota_R\,\mathrm{d}\eta = 0$")
     D = D.add("For", r"\eta &= " + latex(eta) + r",\quad R = " + latex(R))
     D = D.add("we find", r"\eta(R) &= " + _show(eR) + r" \\ \iota_R\,\mathrm{d}\eta &= " + latex(iR))
@@ -502,7 +509,7 @@ def _partial(f, x):
     return r"\frac{\partial " + f + r"}{\partial " + sympy.latex(x) + "}"
 
 
-def contact_hamiltonian_field(H, eta: Form) -> ContactHamiltonianField:
+def contact_hamiltonian_field(H: sympy.Expr | float, eta: Form) -> ContactHamiltonianField:
     r"""The contact Hamiltonian vector field of H (``gc.contact_vector_field``), typeset.
 
     In Darboux coordinates the derivation prints, as the slides do,
@@ -545,7 +552,7 @@ def contact_hamiltonian_field(H, eta: Form) -> ContactHamiltonianField:
     return ContactHamiltonianField(Hx, eta, X, R, factor, D)
 
 
-def certify_contact_hamiltonian_field(H, eta: Form, X: VectorField | None = None) -> Certificate:
+def certify_contact_hamiltonian_field(H: sympy.Expr | float, eta: Form, X: VectorField | None = None) -> Certificate:
     """Certify ``eta(X) = -H`` and ``L_X eta = -R(H) eta``; the certificate's factor is ``-R(H)``.
 
     ``L_X eta`` is computed by the classical component formula (``gc.lie``), not by
@@ -573,7 +580,7 @@ def certify_contact_hamiltonian_field(H, eta: Form, X: VectorField | None = None
     LX = lie(X, eta)
     conformal = LX - factor * eta
     residuals = {"eta(X) + H": eta(X) + Hx}
-    residuals.update({f"(L_X eta + R(H) eta)_{eta.chart.coords[k[0]]}": v for k, v in conformal.terms.items()})
+    residuals.update({f"(L_X eta + R(H) eta)_{eta.chart.coords[k[0]]}": v for k, v in sorted(conformal.terms.items())})
     D = Derivation(r"$X$ is the contact Hamiltonian field of $H$: $\eta(X) = -H$, $\mathcal{L}_X\eta = -R(H)\,\eta$")
     D = D.add("For", r"H &= " + _show(Hx) + r" \\ \eta &= " + latex(eta) + r" \\ X &= " + latex(X))
     D = D.add(r"the Reeb field gives the factor", r"R &= " + latex(R) + r" \\ -R(H) &= " + _show(factor))
@@ -584,7 +591,7 @@ def certify_contact_hamiltonian_field(H, eta: Form, X: VectorField | None = None
     return _decided("eta(X) == -H and L_X eta == -R(H) eta", residuals, D, factor=factor, witness=X)
 
 
-def certify_contact_energy_law(H, eta: Form) -> Certificate:
+def certify_contact_energy_law(H: sympy.Expr | float, eta: Form) -> Certificate:
     """Certify ``dH/dt = X_H(H) = -H R(H)`` (``-H H_z`` in Darboux coordinates): slide 14.
 
     Examples
@@ -639,7 +646,8 @@ class AutonomizedContactSystem:
         return contact_vector_field(self.hamiltonian, self.eta)
 
 
-def autonomize(H, coords: ContactCoordinates, t: sympy.Symbol, energy: str = "E") -> AutonomizedContactSystem:
+def autonomize(H: sympy.Expr, coords: ContactCoordinates, t: sympy.Symbol,
+               energy: str = "E") -> AutonomizedContactSystem:
     """Autonomize ``H(x, p, z, t)``: t becomes a coordinate, E its momentum, H + E the Hamiltonian.
 
     Examples
@@ -672,7 +680,7 @@ def autonomize(H, coords: ContactCoordinates, t: sympy.Symbol, energy: str = "E"
     return AutonomizedContactSystem(coords, T, E, ext, chart.check_expression(HT + E, "contact Hamiltonian"))
 
 
-def certify_time_dependent_energy_law(H, coords: ContactCoordinates, t: sympy.Symbol) -> Certificate:
+def certify_time_dependent_energy_law(H: sympy.Expr, coords: ContactCoordinates, t: sympy.Symbol) -> Certificate:
     """Certify, for ``H(x, p, z, t)``, the time-dependent contact equations and the energy law.
 
     On the autonomized system (:func:`autonomize`) the contact field of ``H + E`` must give
@@ -734,7 +742,7 @@ def _self_map(coords: ContactCoordinates, exprs: dict) -> Map:
     return Map(chart, chart, exprs, parameters=sorted(params, key=str))
 
 
-def kinetic_flow(A, coords: ContactCoordinates, t) -> Map:
+def kinetic_flow(A: sympy.Expr, coords: ContactCoordinates, t: sympy.Expr) -> Map:
     """The exact flow ``(x + t A'(p), p, z + t (p A'(p) - A(p)))`` of the contact field of A(p).
 
     Examples
@@ -752,7 +760,7 @@ def kinetic_flow(A, coords: ContactCoordinates, t) -> Map:
     return _self_map(coords, exprs)
 
 
-def potential_flow(B, coords: ContactCoordinates, t) -> Map:
+def potential_flow(B: sympy.Expr, coords: ContactCoordinates, t: sympy.Expr) -> Map:
     """The exact flow ``(x, p - t B'(x), z - t B(x))`` of the contact field of B(x).
 
     Examples
@@ -769,7 +777,7 @@ def potential_flow(B, coords: ContactCoordinates, t) -> Map:
     return _self_map(coords, exprs)
 
 
-def linear_damping_flow(C, coords: ContactCoordinates, t) -> Map:
+def linear_damping_flow(C: sympy.Expr | float, coords: ContactCoordinates, t: sympy.Expr) -> Map:
     """The exact flow ``(x, p e^{-Ct}, z e^{-Ct})`` of the contact field of ``C z`` (C constant).
 
     Examples
@@ -787,7 +795,7 @@ def linear_damping_flow(C, coords: ContactCoordinates, t) -> Map:
     return _self_map(coords, exprs)
 
 
-def certify_exact_flow(phi: Map, H, eta: Form, t: sympy.Symbol) -> Certificate:
+def certify_exact_flow(phi: Map, H: sympy.Expr | float, eta: Form, t: sympy.Symbol) -> Certificate:
     """Certify that ``phi`` (depending on t) is the flow of the contact field of H.
 
     Claims ``phi|_{t=0} = id`` and ``d/dt phi = X_H o phi``.
@@ -817,7 +825,8 @@ def certify_exact_flow(phi: Map, H, eta: Form, t: sympy.Symbol) -> Certificate:
     return _decided("phi_0 == id and d/dt phi_t == X_H o phi_t", residuals, D)
 
 
-def certify_contact_factor(phi, eta: Form, factor, *, small_step=None) -> Certificate:
+def certify_contact_factor(phi: Map | ImplicitMap, eta: Form, factor: sympy.Expr | float, *,
+                           small_step: sympy.Symbol | None = None) -> Certificate:
     """``gc.certify_contact(phi, eta)`` and, in addition, that its factor g equals ``factor``.
 
     For implicit maps the comparison is made on the solution manifold.  The result
@@ -888,7 +897,7 @@ class SeparableContactFlows:
     derivation: Derivation
 
     @property
-    def holds(self):
+    def holds(self) -> bool | None:
         """True when every certificate holds, False when one fails, else None."""
         verdicts = [c.holds for pair in self.certificates.values() for c in pair]
         if all(v is True for v in verdicts):
@@ -899,7 +908,8 @@ class SeparableContactFlows:
         return self.derivation.latex()
 
 
-def separable_contact_flows(A, B, C, coords: ContactCoordinates, t: sympy.Symbol) -> SeparableContactFlows:
+def separable_contact_flows(A: sympy.Expr, B: sympy.Expr, C: sympy.Expr | float, coords: ContactCoordinates,
+                            t: sympy.Symbol) -> SeparableContactFlows:
     """Slide 27: the fields X_A, X_B, X_Cz and their exact flows, each certified contact and exact.
 
     Examples
@@ -963,7 +973,8 @@ def _h_truncate(expr, h, n):
     return sympy.Add(*[c * h**j for j, c in enumerate(_h_taylor(expr, h, n))])
 
 
-def modified_contact_hamiltonian(phi, eta: Form, h, order: int):
+def modified_contact_hamiltonian(phi: Map | ImplicitMap, eta: Form, h: sympy.Symbol,
+                                 order: int) -> tuple[sympy.Expr, Certificate]:
     r"""The modified field of a map, certified to be a contact Hamiltonian field to ``O(h^order)``.
 
     With the modified field ``X~ = F_1 + h F_2 + ... + h^(order-1) F_order`` of ``phi``
@@ -1004,11 +1015,11 @@ def modified_contact_hamiltonian(phi, eta: Form, h, order: int):
         Hk = -eta(F)
         conformal = lie(F, eta) - (-R(Hk)) * eta
         residuals.update({f"(L_F{k} eta + R(H_{k}) eta)_{eta.chart.coords[i[0]]}": v
-                          for i, v in conformal.terms.items()})
+                          for i, v in sorted(conformal.terms.items())})
         terms.append(h ** (k - 1) * Hk)
         rows = [rf"H_{{{k}}} = -\eta(F_{{{k}}}) &= " + _show(Hk)]
         rows += [rf"(\mathcal{{L}}_{{F_{{{k}}}}}\eta + R(H_{{{k}}})\,\eta)_{{{sympy.latex(eta.chart.coords[i[0]])}}} &= "
-                 + _show(v) for i, v in conformal.terms.items()]
+                 + _show(v) for i, v in sorted(conformal.terms.items())]   # an order that is not the memo's
         D = D.add(rf"The term $F_{{{k}}}$ of the modified field gives", r" \\ ".join(rows))
     Ht = sympy.Add(*terms)
     cert = _decided(f"the modified field, to O(h^{order}), is the contact field of H~ = sum_k h^(k-1) H_k",
@@ -1016,8 +1027,10 @@ def modified_contact_hamiltonian(phi, eta: Form, h, order: int):
     return Ht, cert
 
 
-def modified_herglotz_lagrangian(Ht, coords: ContactCoordinates, h, order: int, *, time=None, energy=None,
-                                 lagrangian=None):
+def modified_herglotz_lagrangian(
+        Ht: sympy.Expr, coords: ContactCoordinates, h: sympy.Symbol, order: int, *, time: sympy.Symbol | None = None,
+        energy: sympy.Symbol | None = None, lagrangian: sympy.Expr | None = None,
+) -> tuple[sympy.Expr, tuple[sympy.Symbol, ...], Certificate]:
     r"""The modified Lagrangian of a modified contact Hamiltonian, certified to ``O(h^order)``.
 
     ``Ht`` is a truncated series ``H_1 + h H_2 + ...`` in h (from
@@ -1030,7 +1043,7 @@ def modified_herglotz_lagrangian(Ht, coords: ContactCoordinates, h, order: int, 
 
     * ``z' = L~(x, x', z, t)`` (the action equation of Herglotz's principle), and
     * ``L~_x - d/dt L~_{x'} + L~_z L~_{x'} = 0`` (the generalized Euler-Lagrange equations,
-      ``d/dt`` the total derivative with ``x'' `` the modified acceleration).
+      ``d/dt`` the total derivative with ``x''`` the modified acceleration).
 
     That is what "the modified equation ``x'' = f_mod`` is the generalized Euler-Lagrange
     equation of ``L_mod`` and ``z' = L_mod``" means (slides, "Backward error analysis").
@@ -1130,7 +1143,8 @@ def modified_herglotz_lagrangian(Ht, coords: ContactCoordinates, h, order: int, 
     return L, vs, cert
 
 
-def contact_generating_lagrangian(phi, coords: ContactCoordinates, h):
+def contact_generating_lagrangian(phi: Map, coords: ContactCoordinates,
+                                  h: sympy.Symbol) -> tuple[sympy.Expr, tuple[sympy.Symbol, ...], Certificate]:
     r"""The discrete Lagrangian ``L(x_j, x_{j+1}, z_j)`` that generates a contact step, certified.
 
     For a step ``(x, p, z) -> (X, P, Z)`` whose ``X`` can be solved for p in closed form

@@ -103,6 +103,8 @@ True
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 from dataclasses import dataclass
 
 import sympy
@@ -117,6 +119,9 @@ from ..forms import Form, d
 from ..latex import Derivation, expression_size, latex
 from ..maps import ImplicitMap, Map, pullback, substitute
 from ..latex import summarize
+
+if TYPE_CHECKING:
+    from ..certify.tableaux import ButcherTableau
 
 __all__ = [
     "DELForms",
@@ -249,7 +254,8 @@ class DELForms:
         return self.derivation.latex()
 
 
-def discrete_lagrangian_forms(L_d=None, n: int = 1, *, step=None, difference: bool = False, name: str = "q") -> DELForms:
+def discrete_lagrangian_forms(L_d: Callable[..., sympy.Expr] | None = None, n: int = 1, *,
+                              step: sympy.Expr | None = None, difference: bool = False, name: str = "q") -> DELForms:
     """The DEL one-form, canonical one-form and symplectic form of a discrete Lagrangian.
 
     Parameters
@@ -349,7 +355,7 @@ def certify_del_condition(F: DELForms) -> Certificate:
     return _identity("Delta_t omega^(k) == -dE^(k)", residual, D, "identically on the function space")
 
 
-def del_map(F: DELForms, guess=None) -> ImplicitMap:
+def del_map(F: DELForms, guess: Mapping[sympy.Symbol, sympy.Expr | float] | None = None) -> ImplicitMap:
     """The DEL map ``(q_{k-1}, q_k) -> (q_k, q_{k+1})`` defined by ``E^(k) = 0``.
 
     ``guess`` maps each ``q_{k+1}`` symbol to a starting value (default ``2 q_k - q_{k-1}``).
@@ -364,7 +370,7 @@ def del_map(F: DELForms, guess=None) -> ImplicitMap:
     return ImplicitMap(two, two, eqs, new=list(copies) + list(F.next), guess=start)
 
 
-def certify_del_symplectic(F: DELForms, guess=None) -> Certificate:
+def certify_del_symplectic(F: DELForms, guess: Mapping[sympy.Symbol, sympy.Expr | float] | None = None) -> Certificate:
     """Certify that the DEL map preserves omega (pullback, on the solution space of E = 0).
 
     The claim is preservation (``phi^* omega == omega``, :func:`geomcheck.certify_preserves`):
@@ -485,7 +491,9 @@ def _rk_equations(H, q, p, h, A, b, Z, stages):
     return (r_q, r_p), s_res, K
 
 
-def runge_kutta_map(tableau, H, q, p, h) -> ImplicitMap:
+def runge_kutta_map(tableau: ButcherTableau | tuple[Sequence[Sequence[Any]], Sequence[Any]], H: sympy.Expr | None,
+                    q: sympy.Symbol | Iterable[sympy.Symbol], p: sympy.Symbol | Iterable[sympy.Symbol],
+                    h: sympy.Symbol) -> ImplicitMap:
     """The one-step map of a Runge-Kutta method for ``q' = H_p, p' = -H_q`` (stage values auxiliary).
 
     Parameters
@@ -523,7 +531,8 @@ def _new_values(q, p, chart):
     return tuple(_fresh(x, "n+1", taken) for x in q), tuple(_fresh(y, "n+1", taken) for y in p)
 
 
-def midpoint_map(H, q, p, h) -> ImplicitMap:
+def midpoint_map(H: sympy.Expr | None, q: sympy.Symbol | Iterable[sympy.Symbol],
+                 p: sympy.Symbol | Iterable[sympy.Symbol], h: sympy.Symbol) -> ImplicitMap:
     """The implicit midpoint rule (eq. (40)) as an ImplicitMap (new values ``q^{(n+1)}``, ``p^{(n+1)}``).
 
     Examples
@@ -540,7 +549,8 @@ def midpoint_map(H, q, p, h) -> ImplicitMap:
     return ImplicitMap(chart, chart, _midpoint_equations(H, q, p, h, Q, P), new=list(Q + P), step=h)
 
 
-def feng_kang_hamiltonian(H, q, p, h):
+def feng_kang_hamiltonian(H: sympy.Expr | None, q: sympy.Symbol | Iterable[sympy.Symbol],
+                          p: sympy.Symbol | Iterable[sympy.Symbol], h: sympy.Symbol) -> tuple[sympy.Expr, sympy.Expr]:
     """``(Htilde, alpha)``: ``Htilde = H - h^2/24 alpha``, ``alpha = (grad H)^T J H_zz J grad H`` (eq. (49)).
 
     Examples
@@ -567,7 +577,8 @@ def feng_kang_hamiltonian(H, q, p, h):
     return H - h**2 / 24 * alpha, alpha
 
 
-def feng_kang_map(H, q, p, h, sign: int = -1) -> ImplicitMap:
+def feng_kang_map(H: sympy.Expr | None, q: sympy.Symbol | Iterable[sympy.Symbol],
+                  p: sympy.Symbol | Iterable[sympy.Symbol], h: sympy.Symbol, sign: int = -1) -> ImplicitMap:
     """Feng Kang's fourth-order generating-function scheme (eqs. (48)-(50)) as an ImplicitMap.
 
     ``Z = z + h J^{-1} grad Htilde(zbar)``, the midpoint rule for Htilde (eq. (49)), i.e.
@@ -595,7 +606,8 @@ def feng_kang_map(H, q, p, h, sign: int = -1) -> ImplicitMap:
     return ImplicitMap(chart, chart, _midpoint_equations(Ht, q, p, h, Q, P), new=list(Q + P), step=h)
 
 
-def gauss2_map(H, q, p, h) -> ImplicitMap:
+def gauss2_map(H: sympy.Expr | None, q: sympy.Symbol | Iterable[sympy.Symbol], p: sympy.Symbol | Iterable[sympy.Symbol],
+               h: sympy.Symbol) -> ImplicitMap:
     """The two-stage Gauss Runge-Kutta method (eqs. (53)-(55)), stage values as auxiliary unknowns.
 
     Examples
@@ -611,7 +623,8 @@ def gauss2_map(H, q, p, h) -> ImplicitMap:
     return runge_kutta_map(gauss_legendre(2), H, q, p, h)
 
 
-def trapezoidal_map(H, q, p, h) -> ImplicitMap:
+def trapezoidal_map(H: sympy.Expr | None, q: sympy.Symbol | Iterable[sympy.Symbol],
+                    p: sympy.Symbol | Iterable[sympy.Symbol], h: sympy.Symbol) -> ImplicitMap:
     """The trapezoidal rule (eqs. (59), (68)) as an ImplicitMap."""
     H, q, p, chart = _phase(H, q, p)
     h = _step_symbol(h)
@@ -623,7 +636,8 @@ def trapezoidal_map(H, q, p, h) -> ImplicitMap:
     return ImplicitMap(chart, chart, eqs, new=list(Q + P), step=h)
 
 
-def trapezoidal_conjugacy(H, q, p, h) -> Map:
+def trapezoidal_conjugacy(H: sympy.Expr | None, q: sympy.Symbol | Iterable[sympy.Symbol],
+                          p: sympy.Symbol | Iterable[sympy.Symbol], h: sympy.Symbol) -> Map:
     """``chi_h = id + (h/2) J^{-1} grad H``: ``chi_h o trapezoidal = midpoint o chi_h`` (eq. (72))."""
     H, q, p, chart = _phase(H, q, p)
     h = _step_symbol(h)
@@ -635,7 +649,8 @@ def _canonical(chart, q, p):
     return Form(chart, {(x, y): 1 for x, y in zip(q, p)})
 
 
-def trapezoidal_two_form(H, q, p, h) -> Form:
+def trapezoidal_two_form(H: sympy.Expr | None, q: sympy.Symbol | Iterable[sympy.Symbol],
+                         p: sympy.Symbol | Iterable[sympy.Symbol], h: sympy.Symbol) -> Form:
     """The form the trapezoidal rule preserves: ``w_h = chi_h^*(sum dq ^ dp)`` (eqs. (64)-(73)).
 
     Examples
@@ -756,7 +771,9 @@ def _scheme_setup(H, q, p, h):
     return H, q, p, h, phase, Q, P
 
 
-def runge_kutta_del(tableau, H, q, p, h, name="Runge-Kutta") -> SchemeDEL:
+def runge_kutta_del(tableau: ButcherTableau | tuple[Sequence[Sequence[Any]], Sequence[Any]], H: sympy.Expr | None,
+                    q: sympy.Symbol | Iterable[sympy.Symbol], p: sympy.Symbol | Iterable[sympy.Symbol], h: sympy.Symbol,
+                    name: str = "Runge-Kutta") -> SchemeDEL:
     """The DEL one-forms of a Runge-Kutta scheme with free stage values (function space z, Z, Y_i).
 
     ``after`` includes the defect ``-h^2 sum M_ij Omega(K_i, K_j)``; it vanishes for
@@ -775,7 +792,8 @@ def runge_kutta_del(tableau, H, q, p, h, name="Runge-Kutta") -> SchemeDEL:
     return _build(name, A, b, H, q, p, h, chart, Q, P, stages, phi, _canonical(phase, q, p), False, D)
 
 
-def gauss2_del(H, q, p, h) -> SchemeDEL:
+def gauss2_del(H: sympy.Expr | None, q: sympy.Symbol | Iterable[sympy.Symbol], p: sympy.Symbol | Iterable[sympy.Symbol],
+               h: sympy.Symbol) -> SchemeDEL:
     """The two-stage Gauss method (eqs. (53)-(58)): DEL one-forms and preserved ``sum dq ^ dp``.
 
     Examples
@@ -801,7 +819,8 @@ def _midpoint_like(H, q, p, h, name, D, Hscheme=None):
                   _canonical(phase, q, p), False, D)
 
 
-def midpoint_del(H, q, p, h) -> SchemeDEL:
+def midpoint_del(H: sympy.Expr | None, q: sympy.Symbol | Iterable[sympy.Symbol],
+                 p: sympy.Symbol | Iterable[sympy.Symbol], h: sympy.Symbol) -> SchemeDEL:
     """The midpoint scheme (eqs. (40)-(47)): DEL pair, ``dE = Omega(Z) - Omega(z)`` on function space.
 
     Examples
@@ -816,7 +835,8 @@ def midpoint_del(H, q, p, h) -> SchemeDEL:
     return _midpoint_like(H, q, p, h, "mid-point", D)
 
 
-def feng_kang_del(H, q, p, h) -> SchemeDEL:
+def feng_kang_del(H: sympy.Expr | None, q: sympy.Symbol | Iterable[sympy.Symbol],
+                  p: sympy.Symbol | Iterable[sympy.Symbol], h: sympy.Symbol) -> SchemeDEL:
     """Feng Kang's fourth-order scheme (eqs. (48)-(52)): the midpoint DEL forms of Htilde (eq. (49))."""
     Hf, qq, pp, _ = _phase(H, q, p)
     Ht, alpha = feng_kang_hamiltonian(Hf, qq, pp, h)
@@ -826,7 +846,8 @@ def feng_kang_del(H, q, p, h) -> SchemeDEL:
     return _midpoint_like(Hf, qq, pp, h, "Feng Kang fourth-order", D, Hscheme=Ht)
 
 
-def trapezoidal_del(H, q, p, h) -> SchemeDEL:
+def trapezoidal_del(H: sympy.Expr | None, q: sympy.Symbol | Iterable[sympy.Symbol],
+                    p: sympy.Symbol | Iterable[sympy.Symbol], h: sympy.Symbol) -> SchemeDEL:
     """The trapezoidal rule (eqs. (59)-(73)): ``dE = w_h(Z) - w_h(z)``, ``w_h = chi_h^* Omega``.
 
     Examples
@@ -871,7 +892,8 @@ def certify_scheme_map(S: SchemeDEL) -> Certificate:
     return certify_preserves(S.step_map, S.preserved_form)
 
 
-def certify_feng_kang_coboundary(H, q, p, h) -> Certificate:
+def certify_feng_kang_coboundary(H: sympy.Expr | None, q: sympy.Symbol | Iterable[sympy.Symbol],
+                                 p: sympy.Symbol | Iterable[sympy.Symbol], h: sympy.Symbol) -> Certificate:
     """Certify eq. (52): Feng Kang's DEL one-form minus the midpoint one is ``h^3/24 d alpha(zbar)``.
 
     (Eq. (52) prints ``h^2/24 d alpha`` for eq. (47)'s one-form, which is 1/h times ours.)

@@ -58,7 +58,8 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 from dataclasses import dataclass
 
 import sympy
@@ -76,6 +77,9 @@ from ..latex import Derivation, latex
 from ..qstructures import _rows, _skew_matrix
 from ..zero import decide_all_zero, decide_zero
 from ..latex import summarize, tex_text
+
+if TYPE_CHECKING:
+    import numpy
 
 __all__ = [
     "AlmostDiracStructure",
@@ -164,7 +168,7 @@ def _section_pair(s, a: int):
     return s
 
 
-def dirac_pairing(s, t):
+def dirac_pairing(s: tuple[VectorField, Form], t: tuple[VectorField, Form]) -> sympy.Expr:
     """The symmetric pairing ``<(X, alpha), (Y, beta)> = alpha(Y) + beta(X)`` of two sections.
 
     Parameters
@@ -187,7 +191,7 @@ def dirac_pairing(s, t):
     return alpha(Y) + beta(X)
 
 
-def dorfman_bracket(s, t):
+def dorfman_bracket(s: tuple[VectorField, Form], t: tuple[VectorField, Form]) -> tuple[VectorField, Form]:
     """The Courant-Dorfman bracket ``([X, Y], L_X beta - i_Y d alpha)``.
 
     Parameters
@@ -424,7 +428,7 @@ class AlmostDiracStructure:
         return _certificate("sections closed under the Courant-Dorfman bracket", decision, T, D,
                             "integrable (a Dirac structure)", "not integrable")
 
-    def is_almost_dirac(self, **budget):
+    def is_almost_dirac(self, **budget: Any) -> bool | None:
         """True / False / None: isotropic and of maximal rank."""
         iso = self.certify_isotropic(**budget).holds
         if iso is False:
@@ -506,7 +510,9 @@ def _certificate(claim, decision, residual, D, good, bad) -> Certificate:
 # --------------------------------------------------------------------------- constructors
 
 
-def almost_dirac_structure(M: Chart, sections) -> AlmostDiracStructure:
+def almost_dirac_structure(
+        M: Chart, sections: Sequence[tuple[VectorField | Sequence[Any], Form | Sequence[Any]]],
+) -> AlmostDiracStructure:
     """The subbundle of TM + T*M spanned by ``n = dim M`` sections ``(X_a, alpha_a)``.
 
     Parameters
@@ -560,7 +566,7 @@ def almost_dirac_structure(M: Chart, sections) -> AlmostDiracStructure:
     return AlmostDiracStructure(M, tuple(fields), tuple(forms))
 
 
-def graph_of_bivector(P, M: Chart) -> AlmostDiracStructure:
+def graph_of_bivector(P: sympy.MatrixBase | numpy.ndarray | Sequence[Sequence[Any]], M: Chart) -> AlmostDiracStructure:
     """The graph ``{(P(alpha, .), alpha)}`` of a bivector ``P^{ij} = {x^i, x^j}``.
 
     Spanned by ``(P^{ij} d_j, dx^i)``; integrable iff P is Poisson (``[P, P] = 0``).
@@ -591,7 +597,8 @@ def graph_of_bivector(P, M: Chart) -> AlmostDiracStructure:
     return AlmostDiracStructure(M, fields, forms, "bivector", sympy.ImmutableMatrix(rows))
 
 
-def graph_of_two_form(omega, M: Chart) -> AlmostDiracStructure:
+def graph_of_two_form(omega: Form | sympy.MatrixBase | numpy.ndarray | Sequence[Sequence[Any]],
+                      M: Chart) -> AlmostDiracStructure:
     """The graph ``{(X, i_X omega)}`` of a two-form; integrable iff ``d omega = 0``.
 
     Parameters
@@ -631,7 +638,8 @@ def graph_of_two_form(omega, M: Chart) -> AlmostDiracStructure:
     return AlmostDiracStructure(M, tuple(basis), forms, "two-form", matrix)
 
 
-def graph_with_ports(D, M: Chart, port_names=()) -> AlmostDiracStructure:
+def graph_with_ports(D: sympy.MatrixBase | numpy.ndarray | Sequence[Sequence[Any]], M: Chart,
+                     port_names: Sequence[str | sympy.Symbol] = ()) -> AlmostDiracStructure:
     """The graph ``f = D e`` of flows over efforts, with port variables, as in Section 4.
 
     The chart is M extended by the port variables (coordinates of the fibre of the

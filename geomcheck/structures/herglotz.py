@@ -72,7 +72,7 @@ from __future__ import annotations
 import inspect
 import re
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import Callable, Iterable, Sequence
 
 import sympy
 from sympy.core.function import UndefinedFunction
@@ -188,7 +188,9 @@ class HerglotzEquations:
         return self.derivation.latex()
 
 
-def herglotz_equations(L, x, v, z, a=None) -> HerglotzEquations:
+def herglotz_equations(L: sympy.Expr, x: sympy.Symbol | Sequence[sympy.Symbol],
+                       v: sympy.Symbol | Sequence[sympy.Symbol], z: sympy.Symbol,
+                       a: Sequence[sympy.Symbol] | None = None) -> HerglotzEquations:
     r"""The generalized Euler-Lagrange equations of Herglotz's principle for ``L(x, x', z)``.
 
     Parameters
@@ -340,7 +342,9 @@ def _velocity(xj, xj1, h, n):
     return tuple((b - a) / h for a, b in zip(xj, xj1))
 
 
-def first_order_discrete_lagrangian(L, x, v, z, h) -> Callable:
+def first_order_discrete_lagrangian(L: sympy.Expr, x: sympy.Symbol | Sequence[sympy.Symbol],
+                                    v: sympy.Symbol | Sequence[sympy.Symbol], z: sympy.Symbol,
+                                    h: sympy.Expr) -> Callable[..., sympy.Expr]:
     """``L(x_j, (x_{j+1} - x_j)/h, z_j)``: a first-order contact variational integrator (left point).
 
     Our own simplest choice, not the paper's "Contact (1st)" (that is
@@ -362,7 +366,9 @@ def first_order_discrete_lagrangian(L, x, v, z, h) -> Callable:
     return Ld
 
 
-def first_order_averaged_discrete_lagrangian(L, x, v, z, h) -> Callable:
+def first_order_averaged_discrete_lagrangian(L: sympy.Expr, x: sympy.Symbol | Sequence[sympy.Symbol],
+                                             v: sympy.Symbol | Sequence[sympy.Symbol], z: sympy.Symbol,
+                                             h: sympy.Expr) -> Callable[..., sympy.Expr]:
     """``(L(x_j, v_j, z_j) + L(x_{j+1}, v_j, z_j))/2``, ``v_j = (x_{j+1} - x_j)/h``: first order.
 
     The positions are averaged over both ends, z is taken at the left end (three arguments,
@@ -387,7 +393,9 @@ def first_order_averaged_discrete_lagrangian(L, x, v, z, h) -> Callable:
     return Ld
 
 
-def second_order_discrete_lagrangian(L, x, v, z, h) -> Callable:
+def second_order_discrete_lagrangian(L: sympy.Expr, x: sympy.Symbol | Sequence[sympy.Symbol],
+                                     v: sympy.Symbol | Sequence[sympy.Symbol], z: sympy.Symbol,
+                                     h: sympy.Expr) -> Callable[..., sympy.Expr]:
     """``(L(x_j, v_j, z_j) + L(x_{j+1}, v_j, z_{j+1}))/2``, ``v_j = (x_{j+1} - x_j)/h``: second order.
 
     Examples
@@ -461,7 +469,8 @@ class DiscreteHerglotz:
 
     __slots__ = ("lagrangian", "arity", "h", "coordinates", "_cache")
 
-    def __init__(self, lagrangian, arity, h, coordinates):
+    def __init__(self, lagrangian: Callable[..., sympy.Expr], arity: int, h: sympy.Symbol,
+                 coordinates: ContactCoordinates):
         object.__setattr__(self, "lagrangian", lagrangian)
         object.__setattr__(self, "arity", arity)
         object.__setattr__(self, "h", h)
@@ -485,7 +494,9 @@ class DiscreteHerglotz:
     def _pack(self, xs):
         return xs[0] if self.n == 1 else tuple(xs)
 
-    def evaluate(self, xj, xj1, zj, zj1):
+    def evaluate(
+            self, xj: Sequence[sympy.Symbol], xj1: Sequence[sympy.Symbol], zj: sympy.Symbol, zj1: sympy.Symbol,
+    ) -> tuple[sympy.Expr, tuple[sympy.Expr, ...], tuple[sympy.Expr, ...], sympy.Expr, sympy.Expr]:
         """``(L, D1 L, D2 L, D3 L, D4 L)`` at distinct symbols (D1, D2 tuples over the degrees of freedom)."""
         args = (self._pack(xj), self._pack(xj1), zj) + ((zj1,) if self.arity == 4 else ())
         L = self.lagrangian(*args)
@@ -612,7 +623,7 @@ class DiscreteHerglotz:
         self._cache["factor"] = (1 + h * D3) / (1 - h * D4)
         return phi
 
-    def contact_factor(self):
+    def contact_factor(self) -> sympy.Expr:
         """``(1 + h D3 L_j) / (1 - h D4 L_j)`` in the map's unknowns."""
         self.position_momentum_map()
         return self._cache["factor"]
@@ -673,7 +684,8 @@ class DiscreteHerglotz:
         )
 
 
-def discrete_herglotz(Ld, n: int = 1, h=None, coordinates: ContactCoordinates | None = None) -> DiscreteHerglotz:
+def discrete_herglotz(Ld: Callable[..., sympy.Expr], n: int = 1, h: sympy.Symbol | None = None,
+                      coordinates: ContactCoordinates | None = None) -> DiscreteHerglotz:
     """The discrete Herglotz principle of a discrete Lagrangian.
 
     Parameters

@@ -95,8 +95,9 @@ the knife edge, as Yoshimura & Marsden prove in general (``D_Delta`` is integrab
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import sympy
 
@@ -111,6 +112,10 @@ from ..linalg import solve_affine
 from ..maps import ImplicitMap, substitute
 from ..zero import decide_all_zero
 from ..latex import summarize
+
+if TYPE_CHECKING:
+    from ..zero import ZeroDecision
+    from .dirac import AlmostDiracStructure
 
 __all__ = [
     "ConstraintDistribution",
@@ -194,14 +199,14 @@ class ConstraintDistribution:
         """The number m of constraint one-forms."""
         return len(self.forms)
 
-    def pairing(self, v) -> tuple:
+    def pairing(self, v: Sequence[sympy.Expr | float]) -> tuple[sympy.Expr, ...]:
         """``(<alpha^a, v>)_a`` for components ``v`` (a sequence of n expressions)."""
         v = list(v)
         if len(v) != self.chart.dim:
             raise ConstraintError(f"a vector on {self.chart!r} has {self.chart.dim} components; got {len(v)}")
         return tuple(sympy.Add(*[self.matrix[a, i] * v[i] for i in range(self.chart.dim)]) for a in range(self.rank))
 
-    def contains(self, v, **budget):
+    def contains(self, v: Sequence[sympy.Expr | float], **budget: Any) -> ZeroDecision:
         """The zero test of ``A v`` (a ZeroDecision: ``is_zero`` True iff ``v in Delta``)."""
         return decide_all_zero(list(self.pairing(v)), **budget)
 
@@ -266,7 +271,7 @@ class ConstrainedDiracStructure:
         """``Omega^flat(w) = i_w Omega``."""
         return interior(w, self.omega)
 
-    def conditions(self, w: VectorField, beta: Form, multipliers) -> dict:
+    def conditions(self, w: VectorField, beta: Form, multipliers: Iterable[sympy.Expr | float]) -> dict:
         r"""What must vanish for ``(w, beta) in D_Delta`` with ``beta - Omega^flat w = sum mu_a pi^*alpha^a``.
 
         Returns ``{("Delta", a): <alpha^a, T pi(w)>, ("dq", i): ..., ("dp", i): ...}``; the pair
@@ -309,7 +314,7 @@ class ConstrainedDiracStructure:
         out.extend((zero, al) for al in self.annihilator)
         return tuple(out)
 
-    def as_almost_dirac_structure(self):
+    def as_almost_dirac_structure(self) -> AlmostDiracStructure:
         """The spanning sections as a :class:`geomcheck.structures.AlmostDiracStructure` (dirac.py)."""
         from .dirac import almost_dirac_structure
 
@@ -382,7 +387,7 @@ class ImplicitLagrangianSystem:
         return self.configuration.coords
 
     @property
-    def energy(self):
+    def energy(self) -> sympy.Expr:
         """``E(q, v) = v^i dL/dv^i - L``."""
         L = self.lagrangian
         return sympy.Add(*[v * diff(L, v) for v in self.velocities]) - L
@@ -391,7 +396,7 @@ class ImplicitLagrangianSystem:
         """``dL/dv^i`` (the Legendre transform)."""
         return tuple(diff(self.lagrangian, v) for v in self.velocities)
 
-    def legendre_inverse(self):
+    def legendre_inverse(self) -> dict[sympy.Symbol, sympy.Expr] | None:
         """``{v^i: expression in (q, p)}`` when ``dL/dv`` is affine in v, else None.
 
         Solved with one sparse linear solve (no symbolic inverse).
@@ -399,7 +404,7 @@ class ImplicitLagrangianSystem:
         sol = solve_affine(self.momentum(), self.velocities, self.momenta)
         return None if sol is None else dict(zip(self.velocities, sol))
 
-    def hamiltonian(self):
+    def hamiltonian(self) -> sympy.Expr | None:
         """The energy as a function on ``T*Q`` (when the Legendre transform is affine in v), else None."""
         inv = self.legendre_inverse()
         if inv is None:
@@ -549,7 +554,10 @@ def _constraint_rows(Q: Chart, constraints, forbidden: set) -> tuple:
         sympy.ImmutableMatrix(0, Q.dim, [])
 
 
-def implicit_lagrangian_system(L, q, velocities=None, constraints=(), momenta=None) -> ImplicitLagrangianSystem:
+def implicit_lagrangian_system(L: sympy.Expr, q: Chart | str | Sequence[str | sympy.Symbol],
+                               velocities: Sequence[sympy.Symbol | str] | None = None,
+                               constraints: Sequence[Form | Sequence[Any]] = (),
+                               momenta: Sequence[sympy.Symbol | str] | None = None) -> ImplicitLagrangianSystem:
     """An implicit Lagrangian system ``(L, Delta)`` (Section 3).
 
     Parameters
@@ -660,7 +668,7 @@ class DiscreteDiracScheme:
     velocity_definition: tuple
     derivation: Derivation
 
-    def energy_on_state(self):
+    def energy_on_state(self) -> sympy.Expr | None:
         """``H(q_k, p_k)`` on the state chart (None when the Legendre transform is not affine in v)."""
         return self.system.hamiltonian()
 
@@ -682,8 +690,8 @@ class DiscreteDiracScheme:
         return self.derivation.latex()
 
 
-def discrete_dirac_scheme(system: ImplicitLagrangianSystem, velocity: str = "centered",
-                          constraint_at: str = "current", h=None) -> DiscreteDiracScheme:
+def discrete_dirac_scheme(system: ImplicitLagrangianSystem, velocity: str = "centered", constraint_at: str = "current",
+                          h: sympy.Symbol | None = None) -> DiscreteDiracScheme:
     r"""The paper's discrete scheme for ``system``, derived symbolically, as an ImplicitMap.
 
     ``L_d = h L(q_k, v_k)``; the three lines

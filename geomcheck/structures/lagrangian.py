@@ -38,6 +38,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 import sympy
 
@@ -131,7 +132,9 @@ class LagrangianForms:
         return self.derivation.latex()
 
 
-def euler_lagrange_forms(L, q, qdot=None, qddot=None) -> LagrangianForms:
+def euler_lagrange_forms(L: sympy.Expr | None, q: sympy.Symbol | Sequence[sympy.Symbol],
+                         qdot: sympy.Symbol | Sequence[sympy.Symbol] | None = None,
+                         qddot: sympy.Symbol | Sequence[sympy.Symbol] | None = None) -> LagrangianForms:
     """E, theta and omega of a Lagrangian ``L(q, qdot)`` (Guo, Li & Wu 2001, eqs. (2), (5), (8)).
 
     Parameters
@@ -287,7 +290,8 @@ class HamiltonianELForms:
         return self.derivation.latex()
 
 
-def hamiltonian_el_forms(H, q, p) -> HamiltonianELForms:
+def hamiltonian_el_forms(H: sympy.Expr | None, q: sympy.Symbol | Sequence[sympy.Symbol],
+                         p: sympy.Symbol | Sequence[sympy.Symbol]) -> HamiltonianELForms:
     """``E1 = (qdot - H_p) dp``, ``E2 = -(pdot + H_q) dq`` and ``w = dz^T ^ J dz`` (eqs. (12)-(15)).
 
     Examples

@@ -83,6 +83,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any, Callable, Sequence
 
 import sympy
 from sympy.core.function import UndefinedFunction
@@ -249,45 +250,46 @@ class NaturalSystem:
         return tuple(diff(self.potential, x) for x in self.u)
 
     @cached_property
-    def scalar_mass(self):
+    def scalar_mass(self) -> sympy.Expr | None:
         """m when ``M = m I``, else None."""
         m = self.mass[0, 0]
         return m if self.mass == m * sympy.eye(self.n) else None
 
-    def solve_mass(self, w) -> tuple:
+    def solve_mass(self, w: Sequence[sympy.Expr | float]) -> tuple[sympy.Expr, ...]:
         """M^{-1} w (elementwise for a diagonal mass matrix)."""
         if self.mass.is_diagonal():
             return tuple(wi / self.mass[i, i] if wi != 0 else sympy.S.Zero for i, wi in enumerate(w))
         return tuple(self.mass.LUsolve(sympy.Matrix(w)))
 
-    def damping_force(self, w) -> tuple:
+    def damping_force(self, w: Sequence[sympy.Expr | float]) -> tuple[sympy.Expr, ...]:
         """G w (zero without damping)."""
         if self.damping is None:
             return (sympy.S.Zero,) * self.n
         return _matvec(self.damping, w)
 
-    def kinetic(self, w) -> sympy.Expr:
+    def kinetic(self, w: Sequence[sympy.Expr | float]) -> sympy.Expr:
         """1/2 w.M w."""
         return _dot(w, _matvec(self.mass, w)) / 2
 
-    def energy(self, u=None, v=None) -> sympy.Expr:
+    def energy(self, u: Sequence[sympy.Expr | float] | None = None,
+               v: Sequence[sympy.Expr | float] | None = None) -> sympy.Expr:
         """``mu (1/2 v.M v + V(u))`` (at other points u, v when given)."""
         V = self.potential if u is None else substitute(self.potential, dict(zip(self.u, u)))
         return self.weight * (self.kinetic(self.v if v is None else v) + V)
 
-    def dissipation(self, w=None) -> sympy.Expr:
+    def dissipation(self, w: Sequence[sympy.Expr | float] | None = None) -> sympy.Expr:
         """``mu w.G w`` (the paper's ``mu G(w, w)``), with ``w = v`` by default."""
         w = self.v if w is None else tuple(w)
         if self.damping is None:
             return sympy.S.Zero
         return self.weight * _dot(w, _matvec(self.damping, w))
 
-    def acceleration(self, force) -> tuple:
+    def acceleration(self, force: Sequence[sympy.Expr | float]) -> tuple[sympy.Expr, ...]:
         """``M^{-1}(-grad V - G v + force)``."""
         G = self.damping_force(self.v)
         return self.solve_mass([-g - d + f for g, d, f in zip(self.gradient, G, force)])
 
-    def node(self, x0) -> int:
+    def node(self, x0: sympy.Expr | float) -> int:
         """The index (0-based into ``u``) of the grid node nearest to the point ``x0``.
 
         Raises
@@ -320,7 +322,7 @@ class NaturalSystem:
                 rf" = -\nabla V_{{{self.name}}} - G_{{{self.name}}}\dot u_{{{self.name}}},\quad"
                 rf" V_{{{self.name}}} = {V}")
 
-    def latex(self):
+    def latex(self) -> str:
         return self._latex()
 
     def _repr_latex_(self):
@@ -331,8 +333,11 @@ def _symbols(letter, name, n):
     return tuple(sympy.Symbol(f"{letter}_{{{name},{k + 1}}}") for k in range(n))
 
 
-def natural_system(n, potential=None, *, name="1", mass=1, damping=None, weight=1, spacing=None,
-                   length=None) -> NaturalSystem:
+def natural_system(n: int, potential: sympy.Expr | Callable[[tuple[sympy.Symbol, ...]], sympy.Expr] | None = None, *,
+                   name: str = "1", mass: sympy.Expr | float | Sequence[sympy.Expr | float] | sympy.MatrixBase = 1,
+                   damping: sympy.Expr | float | Sequence[sympy.Expr | float] | sympy.MatrixBase | None = None,
+                   weight: sympy.Expr | float = 1, spacing: sympy.Expr | float | None = None,
+                   length: sympy.Expr | float | None = None) -> NaturalSystem:
     r"""A natural system with ``n`` coordinates ``u_{name,1..n}`` and velocities ``v_{name,1..n}``.
 
     Parameters
@@ -403,7 +408,7 @@ def natural_system(n, potential=None, *, name="1", mass=1, damping=None, weight=
 # --------------------------------------------------------------------------- contact vectors
 
 
-def unit_vector(system: NaturalSystem, i) -> tuple:
+def unit_vector(system: NaturalSystem, i: int) -> tuple[sympy.Expr, ...]:
     """``e_i`` (0-based index) for the contact of an ODE at its i-th coordinate.
 
     >>> unit_vector(natural_system(3), 1)
@@ -415,7 +420,7 @@ def unit_vector(system: NaturalSystem, i) -> tuple:
     return tuple(sympy.S.One if k == i else sympy.S.Zero for k in range(system.n))
 
 
-def point_delta(system: NaturalSystem, x0) -> tuple:
+def point_delta(system: NaturalSystem, x0: sympy.Expr | float) -> tuple[sympy.Expr, ...]:
     r"""``eps_j = 1/dx`` at the node nearest to ``x0``, 0 elsewhere (the paper's "straightforward"
     discretization of the delta function, Section 4).
 
@@ -427,7 +432,7 @@ def point_delta(system: NaturalSystem, x0) -> tuple:
     return tuple(1 / system.spacing if j == k else sympy.S.Zero for j in range(system.n))
 
 
-def gaussian_delta(system: NaturalSystem, x0, sigma) -> tuple:
+def gaussian_delta(system: NaturalSystem, x0: sympy.Expr | float, sigma: sympy.Expr | float) -> tuple[sympy.Expr, ...]:
     r"""``eps_j = c0 exp(-(x_j - x0)^2 / (2 sigma^2))`` normalized by ``sum eps_j dx = 1`` (the
     "more sophisticated way" of Section 4).
 
@@ -505,7 +510,7 @@ class CoupledNaturalSystem:
     force: InteractionForce = field(compare=False)
 
     @property
-    def systems(self):
+    def systems(self) -> tuple[NaturalSystem, NaturalSystem]:
         return (self.first, self.second)
 
     @cached_property
@@ -551,7 +556,8 @@ def _field(a, b, eps1, eps2, f) -> VectorField:
     return VectorField(Chart(list(a.u + a.v + b.u + b.v)), comps)
 
 
-def couple(first: NaturalSystem, second: NaturalSystem, eps1, eps2) -> CoupledNaturalSystem:
+def couple(first: NaturalSystem, second: NaturalSystem, eps1: int | Sequence[sympy.Expr | float],
+           eps2: int | Sequence[sympy.Expr | float]) -> CoupledNaturalSystem:
     r"""Couple two natural systems by action and reaction; derive the force ``f``.
 
     Parameters
@@ -709,7 +715,8 @@ def printed_force(system: CoupledNaturalSystem, equation: str) -> sympy.Expr:
         f"unknown equation {equation!r}; expected '34', '27', 'theorem 2', 'theorem 3' or 'theorem 5'")
 
 
-def certify_interaction_force(system: CoupledNaturalSystem, candidate, *, factor=1, label="the printed formula"):
+def certify_interaction_force(system: CoupledNaturalSystem, candidate: sympy.Expr | float, *,
+                              factor: sympy.Expr | float = 1, label: str = "the printed formula") -> Certificate:
     r"""Certify ``f == factor * candidate`` for the derived force ``f`` (e.g. a printed formula).
 
     ``factor`` relates conventions: Theorem 2 prints the nodal force ``f/dx``, so compare with
@@ -743,7 +750,8 @@ def _solve_constraint(system, c):
     raise InteractionError("eps1 is zero")  # unreachable: couple() refuses it
 
 
-def certify_energy_balance(system: CoupledNaturalSystem, *, energy=None, dissipation=None) -> Certificate:
+def certify_energy_balance(system: CoupledNaturalSystem, *, energy: sympy.Expr | None = None,
+                           dissipation: sympy.Expr | None = None) -> Certificate:
     r"""Certify ``dE/dt = -(dissipation)`` along the coupled flow (Theorems 1, 2, 3 and 5).
 
     The proof has the paper's two parts: (a) the contact-velocity mismatch
@@ -823,7 +831,7 @@ def _tex_text(s: str) -> str:
 # --------------------------------------------------------------------------- Section 5: concrete systems
 
 
-def second_difference_matrix(n, dx) -> sympy.ImmutableMatrix:
+def second_difference_matrix(n: int, dx: sympy.Expr | float) -> sympy.ImmutableMatrix:
     r"""``D2 = tridiag(1, -2, 1) / dx^2`` (n x n), as printed in eq. (93): Dirichlet ``u_0 = u_{n+1} = 0``
     (the boundary conditions of eq. (90)).
 
@@ -837,7 +845,7 @@ def second_difference_matrix(n, dx) -> sympy.ImmutableMatrix:
     return sympy.ImmutableMatrix(n, n, lambda i, j: {0: -2, 1: 1, -1: 1}.get(i - j, 0) / dx**2)
 
 
-def fourth_difference_matrix(n, dx) -> sympy.ImmutableMatrix:
+def fourth_difference_matrix(n: int, dx: sympy.Expr | float) -> sympy.ImmutableMatrix:
     r"""``D4`` as printed in eq. (93): pentadiagonal ``(1, -4, 6, -4, 1) / dx^4`` with corners 5.
 
     The corner 5 comes from the simply supported ends: ``u_0 = 0`` and the ghost node
@@ -863,7 +871,9 @@ def _grid(intervals, length):
     return int(intervals), length, length / int(intervals)
 
 
-def discrete_wave_system(intervals, length=1, *, speed=1, density=1, damping=0, name="1") -> NaturalSystem:
+def discrete_wave_system(intervals: int, length: sympy.Expr | float = 1, *, speed: sympy.Expr | float = 1,
+                         density: sympy.Expr | float = 1, damping: sympy.Expr | float = 0,
+                         name: str = "1") -> NaturalSystem:
     r"""The wave equation ``rho u_tt = c^2 u_xx - g u_t`` on (0, L), ``u = 0`` at both ends, semi-discretized.
 
     Unknowns at the interior nodes ``x_k = k dx``, k = 1..N-1 (``dx = L/N``);
@@ -911,7 +921,9 @@ def printed_wave_potential(system: NaturalSystem, nodes: str = "interior") -> sy
     return sympy.Add(*terms)
 
 
-def discrete_beam_system(intervals, length=1, *, stiffness=1, density=1, damping=0, name="2") -> NaturalSystem:
+def discrete_beam_system(intervals: int, length: sympy.Expr | float = 1, *, stiffness: sympy.Expr | float = 1,
+                         density: sympy.Expr | float = 1, damping: sympy.Expr | float = 0,
+                         name: str = "2") -> NaturalSystem:
     r"""The beam ``rho u_tt = -EI u_xxxx - g u_t`` on (0, L), simply supported, semi-discretized.
 
     Unknowns at the interior nodes; ``V = EI/2 sum_{i=1}^{N-1} (d2 u_i)^2`` with ``u_0 = u_N = 0``
@@ -930,7 +942,8 @@ def discrete_beam_system(intervals, length=1, *, stiffness=1, density=1, damping
     return natural_system(N - 1, V, name=name, mass=density, damping=damping, weight=dx, spacing=dx, length=L)
 
 
-def mass_spring_system(m1=1, m2=1, k=1000, *, name="1") -> NaturalSystem:
+def mass_spring_system(m1: sympy.Expr | float = 1, m2: sympy.Expr | float = 1, k: sympy.Expr | float = 1000, *,
+                       name: str = "1") -> NaturalSystem:
     r"""Two masses joined by a spring: ``m1 u1'' = -k(u1 - u2)``, ``m2 u2'' = -k(u2 - u1)`` (eq. (96)).
 
     >>> mass_spring_system(1, 1, 10).gradient
@@ -940,7 +953,8 @@ def mass_spring_system(m1=1, m2=1, k=1000, *, name="1") -> NaturalSystem:
     return natural_system(2, lambda u: kk / 2 * (u[0] - u[1]) ** 2, name=name, mass=[m1, m2])
 
 
-def certify_gradient_operator(system: NaturalSystem, matrix, sign=1, *, potential=None) -> Certificate:
+def certify_gradient_operator(system: NaturalSystem, matrix: sympy.MatrixBase | Sequence[Sequence[Any]], sign: int = 1,
+                              *, potential: sympy.Expr | float | None = None) -> Certificate:
     r"""Certify ``grad V = sign * matrix * u`` (e.g. ``grad V = -D2 u`` for the wave, ``D4 u`` for the beam)."""
     matrix = sympy.ImmutableMatrix(matrix)
     if matrix.shape != (system.n, system.n):
@@ -960,8 +974,11 @@ def certify_gradient_operator(system: NaturalSystem, matrix, sign=1, *, potentia
         soundness=getattr(dec, "soundness", None))
 
 
-def wave_beam_system(intervals=100, *, damping=(0, 0), contact=(sympy.Rational(1, 5), sympy.Rational(1, 5)),
-                     length=(1, 1)) -> CoupledNaturalSystem:
+def wave_beam_system(
+        intervals: int = 100, *, damping: tuple[sympy.Expr | float, sympy.Expr | float] = (0, 0),
+        contact: tuple[sympy.Expr | float, sympy.Expr | float] = (sympy.Rational(1, 5), sympy.Rational(1, 5)),
+        length: tuple[sympy.Expr | float, sympy.Expr | float] = (1, 1),
+) -> CoupledNaturalSystem:
     r"""Section 5, first example: the wave (system 1) and the beam (system 2) touching at x1, x2.
 
     ``u1_tt = u1_xx - g1 u1_t + f delta(x - x1)``, ``u2_tt = -u2_xxxx - g2 u2_t - f delta(x - x2)``;
@@ -973,8 +990,10 @@ def wave_beam_system(intervals=100, *, damping=(0, 0), contact=(sympy.Rational(1
     return couple(W, B, point_delta(W, contact[0]), point_delta(B, contact[1]))
 
 
-def mass_spring_beam_system(intervals=100, *, m1=1, m2=1, rho=1, k=1000, contact=sympy.Rational(4, 5),
-                            length=1) -> CoupledNaturalSystem:
+def mass_spring_beam_system(intervals: int = 100, *, m1: sympy.Expr | float = 1, m2: sympy.Expr | float = 1,
+                            rho: sympy.Expr | float = 1, k: sympy.Expr | float = 1000,
+                            contact: sympy.Expr | float = sympy.Rational(4, 5),
+                            length: sympy.Expr | float = 1) -> CoupledNaturalSystem:
     r"""Section 5, second example: a mass-spring (u1 attached) and the beam u3 touching at x0.
 
     ``m1 u1'' = -k(u1 - u2) + f``, ``m2 u2'' = -k(u2 - u1)``, ``rho u3_tt = -u3_xxxx - f delta(x - x0)``.

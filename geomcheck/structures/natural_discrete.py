@@ -46,6 +46,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable, Sequence
 
 import sympy
 from sympy.core.function import AppliedUndef
@@ -71,7 +72,8 @@ __all__ = [
 _GENERIC = r"\bar{\nabla}"
 
 
-def generic_discrete_gradient(V, x, u, v) -> tuple:
+def generic_discrete_gradient(V: sympy.Expr, x: Sequence[sympy.Symbol], u: Sequence[sympy.Symbol],
+                              v: Sequence[sympy.Symbol]) -> tuple[sympy.Expr, ...]:
     r"""Every discrete gradient at once: ``g_k(u, v)`` undefined functions (k = 1..n).
 
     The discrete-gradient identity ``V(u) - V(v) = g(u, v).(u - v)`` is *not* built in: it is the
@@ -147,7 +149,9 @@ class DiscreteGradientScheme:
     derivation: Derivation
     force_rule: object = None
 
-    def blocks(self, k):
+    def blocks(
+            self, k: int,
+    ) -> tuple[tuple[sympy.Symbol, ...], tuple[sympy.Symbol, ...], tuple[sympy.Symbol, ...], tuple[sympy.Symbol, ...]]:
         """(u, v, u^+, v^+) of subsystem k (0 or 1)."""
         A = self.system.systems[k]
         off = 0 if k == 0 else 2 * self.system.first.n
@@ -190,7 +194,10 @@ def _gradient(gradient, system, U, who):
     return g
 
 
-def discrete_gradient_scheme(system: CoupledNaturalSystem, gradient=None, *, step=None, force=None):
+def discrete_gradient_scheme(
+        system: CoupledNaturalSystem, gradient: Callable[..., Sequence[sympy.Expr]] | None = None, *,
+        step: sympy.Symbol | None = None, force: Callable[[DiscreteGradientScheme], sympy.Expr] | None = None,
+) -> DiscreteGradientScheme:
     r"""Build the scheme (61)/(82) for ``system`` with the discrete gradient ``gradient``.
 
     Parameters
@@ -269,7 +276,7 @@ def discrete_gradient_scheme(system: CoupledNaturalSystem, gradient=None, *, ste
     return DiscreteGradientScheme(system, h, current, new, (g1, g2), f, tuple(eqs), D, force)
 
 
-def printed_scheme_force(equation: str):
+def printed_scheme_force(equation: str) -> Callable[[DiscreteGradientScheme], sympy.Expr]:
     r"""``f^{n+1/2}`` as printed, for ``discrete_gradient_scheme(..., force=printed_scheme_force(eq))``.
 
     ``"61"``: ``m2/(m1+m2)(g1 + G1 A v1)_i - m1/(m1+m2)(g2 + G2 A v2)_j``;
@@ -380,7 +387,8 @@ def _decide_parts(parts):
             decide_zero(parts["identity"]))
 
 
-def certify_discrete_energy_balance(scheme: DiscreteGradientScheme, *, energy=None, dissipation=None) -> Certificate:
+def certify_discrete_energy_balance(scheme: DiscreteGradientScheme, *, energy: Callable[..., sympy.Expr] | None = None,
+                                    dissipation: Callable[..., sympy.Expr] | None = None) -> Certificate:
     r"""Certify ``(E(n+1) - E(n))/dt == -(discrete dissipation)`` on the scheme (Theorems 4 and 6).
 
     The structural part of the proof (the parametrization solves the scheme; ``c`` is invariant;

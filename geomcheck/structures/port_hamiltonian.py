@@ -93,8 +93,9 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal
 
 import sympy
 from sympy.core.function import AppliedUndef
@@ -114,6 +115,11 @@ from ..qstructures import _skew_matrix, cotangent_shift, homological_report, poi
 from ..zero import Jet, canonical_jets, decide_all_zero, decide_zero
 from ..latex import summarize, tex_text
 from .dirac import AlmostDiracStructure, graph_with_ports
+
+if TYPE_CHECKING:
+    import numpy
+
+    from ..fields import VectorField
 
 __all__ = [
     "PortHamiltonianSystem",
@@ -404,12 +410,12 @@ class PortHamiltonianSystem:
         support = [i for i in range(n) if any(self.R[i, j] != 0 for j in range(n))]
         return tuple(f"resistive_{self.x[i]}" for i in support) + tuple(f"port_{ui}" for ui in self.u)
 
-    def dirac_structure(self, port_names=None) -> AlmostDiracStructure:
+    def dirac_structure(self, port_names: Sequence[str | sympy.Symbol] | None = None) -> AlmostDiracStructure:
         """The almost-Dirac structure: the graph ``f = D e`` on the state chart extended by the ports."""
         names = self.port_names() if port_names is None else tuple(port_names)
         return graph_with_ports(self.dirac_matrix(), self.chart, names)
 
-    def q_structure(self, port_names=None, **options) -> "PortQStructure":
+    def q_structure(self, port_names: Sequence[str | sympy.Symbol] | None = None, **options: Any) -> "PortQStructure":
         """The degree-1 field on ``T*[1]`` of the extended chart built from ``D``, with ``Q o Q``."""
         names = self.port_names() if port_names is None else tuple(port_names)
         Qs = port_q_structure(self.dirac_matrix(), self.chart, names, **options)
@@ -543,7 +549,7 @@ class PortQStructure:
     state_poisson: object = None
 
     @property
-    def holds(self):
+    def holds(self) -> bool | None:
         """Whether Q is homological (True / False / None)."""
         return self.report.holds
 
@@ -557,7 +563,8 @@ class PortQStructure:
         return f"${self._latex()}$"
 
 
-def port_q_structure(D, M: Chart, port_names=(), *, budget: float = 20.0) -> PortQStructure:
+def port_q_structure(D: sympy.MatrixBase | numpy.ndarray | Sequence[Sequence[Any]], M: Chart,
+                     port_names: Sequence[str | sympy.Symbol] = (), *, budget: float = 20.0) -> PortQStructure:
     r"""The Q on ``T*[1]`` of M (extended by ports) from a skew ``D``, with ``Q o Q`` reported.
 
     In the paper's convention ``Q(x^i) = D^{ij} p_j`` and
@@ -680,7 +687,9 @@ class FirstOrderSystem:
         return r" \\ ".join(r"\dot " + sympy.latex(xi) + " = " + sympy.latex(f) for xi, f in zip(self.x, self.F))
 
 
-def first_order_system(equations, functions, t, names=None) -> FirstOrderSystem:
+def first_order_system(equations: Sequence[sympy.Equality | sympy.Expr], functions: Sequence[sympy.Expr],
+                       t: sympy.Symbol,
+                       names: Sequence[Sequence[str | sympy.Symbol]] | None = None) -> FirstOrderSystem:
     """Lower the order of ODEs linear in their highest derivatives: ``x' = F(x)``.
 
     Parameters
@@ -808,7 +817,7 @@ class PortHamiltonianForms:
     derivation: Derivation
     port_value: dict = field(default_factory=dict)
 
-    def system(self, values=None) -> PortHamiltonianSystem:
+    def system(self, values: Mapping[Any, sympy.Expr | float] | None = None) -> PortHamiltonianSystem:
         """The pH system with the free parameters set to ``values`` (default: all 0)."""
         if not self.consistent:
             raise PortHamiltonianError("the ansatz has no port-Hamiltonian form (inconsistent conditions)")
@@ -934,8 +943,10 @@ def _ansatz(n, variables, degree, dissipation=True):
     return J, R, unknowns
 
 
-def port_hamiltonian_forms(F, x, H, *, u=(), degree=0, depends_on=None, dissipation=True,
-                           budget=20.0) -> PortHamiltonianForms:
+def port_hamiltonian_forms(F: Sequence[sympy.Expr | float], x: Chart | str | Iterable[sympy.Symbol | str],
+                           H: sympy.Expr | float, *, u: str | Iterable[sympy.Symbol | str] = (), degree: int = 0,
+                           depends_on: str | Iterable[sympy.Symbol | str] | None = None, dissipation: bool = True,
+                           budget: float = 20.0) -> PortHamiltonianForms:
     """Every ``(J, R)`` with ``F = (J - R) grad H + g u`` in a polynomial ansatz, for a given H.
 
     ``g = dF/du`` (F must be affine in the inputs).  The entries of ``J`` (skew) and ``R``
@@ -1006,7 +1017,9 @@ def port_hamiltonian_forms(F, x, H, *, u=(), degree=0, depends_on=None, dissipat
     return PortHamiltonianForms(F, x, u, H, J, R, g, free, tuple(unknowns), tuple(conds), True, check, D)
 
 
-def quadratic_energy_forms(F, x, *, u=(), remainder="error", port="e", budget=20.0) -> PortHamiltonianForms:
+def quadratic_energy_forms(F: Sequence[sympy.Expr | float], x: Chart | str | Iterable[sympy.Symbol | str], *,
+                           u: str | Iterable[sympy.Symbol | str] = (), remainder: Literal["error", "port"] = "error",
+                           port: str = "e", budget: float = 20.0) -> PortHamiltonianForms:
     """Every pH form ``A x = (J - R) Q x`` of a linear system with an unknown quadratic energy.
 
     ``H = 1/2 x^T Q x`` with ``Q`` unknown symmetric and invertible.  The conditions
@@ -1108,7 +1121,11 @@ def quadratic_energy_forms(F, x, *, u=(), remainder="error", port="e", budget=20
     return PortHamiltonianForms(F, x, u, H, J, R, g, tuple(params), tuple(params), (), True, check, D, at or {})
 
 
-def port_form(F, x, H, *, J=None, R=None, u=(), port="e", budget=20.0) -> PortHamiltonianForms:
+def port_form(F: Sequence[sympy.Expr | float], x: Chart | str | Iterable[sympy.Symbol | str], H: sympy.Expr | float, *,
+              J: sympy.MatrixBase | numpy.ndarray | Sequence[Sequence[Any]] | None = None,
+              R: sympy.MatrixBase | numpy.ndarray | Sequence[Sequence[Any]] | None = None,
+              u: str | Iterable[sympy.Symbol | str] = (), port: str = "e",
+              budget: float = 20.0) -> PortHamiltonianForms:
     """The paper's construction: what ``(J - R) grad H`` does not produce becomes a port.
 
     ``F = (J - R) grad H + g u + g_e e`` with the port column ``g_e = F_0 - (J - R) grad H``
@@ -1333,7 +1350,7 @@ def _with_tilde(F, q1, Om, A, m, Omt):
     return tuple(out)
 
 
-def printed_q_structure(example: OscillatorVanDerPol):
+def printed_q_structure(example: OscillatorVanDerPol) -> VectorField:
     """The degree-1 field Q of Section 4 read literally as printed in our copy (no brackets, ``p5 p5``).
 
     On ``cotangent_shift`` of the extended chart ``(x1, x2, q1, q2, x5)`` (the paper's

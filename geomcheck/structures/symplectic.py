@@ -1,9 +1,9 @@
 """Canonical symplectic forms, Poisson brackets, symplectic and Hamiltonian vector fields.
 
-Conventions (API.md): the canonical form on blocks ``q, p`` is ``sum_i dq_i ^ dp_i``; a
-Hamiltonian vector field satisfies ``i_X w = dH`` (so ``q' = H_p, p' = -H_q``); the Poisson
-bracket is ``{f, g} = w(X_f, X_g) = X_g(f)``, so that ``{f, H} = X_H(f)`` is the time
-derivative of ``f`` along the flow of ``H``; for the canonical form
+Conventions (the public contract, docs/contract.md): the canonical form on blocks ``q, p`` is
+``sum_i dq_i ^ dp_i``; a Hamiltonian vector field satisfies ``i_X w = dH`` (so
+``q' = H_p, p' = -H_q``); the Poisson bracket is ``{f, g} = w(X_f, X_g) = X_g(f)``, so that
+``{f, H} = X_H(f)`` is the time derivative of ``f`` along the flow of ``H``; for the canonical form
 ``{f, g} = sum_i f_{q_i} g_{p_i} - f_{p_i} g_{q_i}``.
 
 A vector field is *symplectic* when ``L_X w = 0`` (Definition 3 of Terakawa & Yaguchi
@@ -21,6 +21,8 @@ functions) is a Hamiltonian.
 """
 
 from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
 
 import sympy
 
@@ -88,7 +90,7 @@ def show(obj) -> str:
     return latex(e)
 
 
-def canonical_symplectic_form(q, p, chart: Chart | None = None) -> Form:
+def canonical_symplectic_form(q: Sequence[sympy.Symbol], p: Sequence[sympy.Symbol], chart: Chart | None = None) -> Form:
     """The canonical symplectic form ``sum_i dq_i ^ dp_i``.
 
     Parameters
@@ -141,7 +143,8 @@ def _check_field(X, w, who):
         raise ChartMismatchError(f"{who}: the vector field lives on {X.chart!r}, the form on {w.chart!r}")
 
 
-def poisson_bracket(f, g, omega: Form | None = None, *, q=None, p=None):
+def poisson_bracket(f: sympy.Expr | float, g: sympy.Expr | float, omega: Form | None = None, *,
+                    q: Sequence[sympy.Symbol] | None = None, p: Sequence[sympy.Symbol] | None = None) -> sympy.Expr:
     """The Poisson bracket ``{f, g} = omega(X_f, X_g) = X_g(f)`` of two functions.
 
     Parameters
@@ -303,7 +306,7 @@ def _hamiltonian(X, w, center, who):
     return H, L, decision, check
 
 
-def local_hamiltonian(X: VectorField, w: Form, center=None):
+def local_hamiltonian(X: VectorField, w: Form, center: Mapping[Any, Any] | Sequence[Any] | None = None) -> sympy.Expr:
     """A Hamiltonian H of a symplectic vector field on the chart: ``i_X w == dH``.
 
     H is the primitive of the closed 1-form ``i_X w`` (:func:`geomcheck.primitive`;
@@ -345,7 +348,7 @@ def local_hamiltonian(X: VectorField, w: Form, center=None):
     return H
 
 
-def is_hamiltonian(X: VectorField, w: Form, center=None) -> Certificate:
+def is_hamiltonian(X: VectorField, w: Form, center: Mapping[Any, Any] | Sequence[Any] | None = None) -> Certificate:
     """Certify that X is Hamiltonian on the chart; the Hamiltonian is the ``witness``.
 
     The proof: ``L_X w == 0`` (so ``i_X w`` is closed, ``w`` being closed), H a primitive

@@ -3,7 +3,8 @@
 Every proof in geomcheck ends in a question ``expr == 0?``.  :func:`decide_zero` and
 :func:`decide_all_zero` answer True (zero on the domain), False (a genuine counterexample:
 a point of the domain where the value is not zero) or None (undecided, with the reason),
-in stages, cheapest first, all inside one time budget.  Every answer carries its
+in stages, cheapest first, all inside one time budget (and, with ``work=`` or
+:func:`work_budget`, a budget in machine-independent work units).  Every answer carries its
 ``soundness``: what it rests on, as data (stage, kind of evidence, domain, points,
 digits, jet model, error bound).
 
@@ -110,6 +111,7 @@ False
 False
 """
 
+from .budget import work_budget
 from .decision import Soundness, ZeroDecision, clear_caches, decide_all_zero, decide_jacobian_singular, decide_zero
 from .jets import Jet, canonical_jets, from_jets, jet_function
 from .relations import Relation
@@ -126,4 +128,5 @@ __all__ = [
     "Jet",
     "jet_function",
     "clear_caches",
+    "work_budget",
 ]

@@ -118,7 +118,7 @@ class _Enclosure:
                 continue
             stack.pop()
             if len(self.memo) % 2048 == 2047:
-                check_deadline(self.deadline)
+                check_deadline(self.deadline, 2048)
             self.memo[j] = self._node(j)
         return self.memo[i]
 

@@ -6,17 +6,18 @@ import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import mpmath
 import sympy
 
 from ..caches import Memo
-from ..domain import Domain, describe_pairs
+from ..domain import Domain, describe_pairs, shown_name
 from ..errors import DomainError, ExpressionError, ImplicitMapError, InvalidArgumentError
 from . import modular
 from .analyticity import analyse
-from .budget import Alarm, Interrupted
+from .budget import Alarm, Interrupted, WorkExhausted, metered
 from .expansion import exact_stage
 from .implicit import NumericProblem, prepare_relations
 from .inputs import as_expr, as_relations, entries
@@ -46,6 +47,14 @@ EXACT_BUDGET_FRACTION_MODULAR = 0.1
 #: linear in the size, expansion is not.  One limit in every thread (the stage checks its
 #: deadline itself), so that the same input gets the same verdict wherever it runs.
 EXACT_MAX_NODES = 60_000
+#: work units (see :mod:`geomcheck.zero.budget`; here a product or sum of two polynomial
+#: terms) the exact stage may spend.  With the default budget this limit is met before the
+#: stage's share of the seconds on a machine up to about twice as slow as the one it was
+#: calibrated on (1.2e6-2e6 units/s): so where the stage stops, and hence how a verdict was
+#: reached, does not depend on the machine's speed or load.
+EXACT_MAX_WORK = 3_000_000
+#: the same when every entry is within the modular stage's reach (a tenth of the seconds).
+EXACT_MAX_WORK_MODULAR = 700_000
 #: how many draws a randomized stage may spend on points that turn out singular.
 TRIES_PER_POINT = 4
 #: the modular stage proves zero when a nonzero expression would vanish at all its points
@@ -211,6 +220,17 @@ MAX_DPS = 100_000
 MAX_POINTS = 10_000
 
 
+def _check_work(work):
+    if work is not None and (isinstance(work, bool) or not isinstance(work, int) or work <= 0):
+        raise InvalidArgumentError(f"work must be None or a positive int (work units), got {work!r}")
+
+
+def _ran_out(exc, budget) -> str:
+    if isinstance(exc, WorkExhausted):
+        return f"the work budget of {exc.meter.limit} units ran out"
+    return f"the {budget:g} s budget ran out"
+
+
 def _check_parameters(budget, dps, points, seed=0):
     # budget: a float() of a huge int overflows, and inf seconds is no budget at all
     if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget > 0 \
@@ -239,7 +259,10 @@ def _as_domain(domain) -> Domain:
         raise DomainError(f"domain {domain!r} is not a mapping {{symbol: (lo, hi)}}: {exc}") from None
 
 
-def decide_zero(expr, *, budget=10.0, dps=50, points=3, relations=(), seed=0, domain=None) -> ZeroDecision:
+def decide_zero(expr: sympy.Expr | float, *, budget: float = 10.0, dps: int = 50, points: int = 3,
+                relations: Relation | Iterable[Relation] | None = (), seed: int = 0,
+                domain: Domain | Mapping[Any, tuple[Any, Any] | sympy.Interval] | None = None,
+                work: int | None = None) -> ZeroDecision:
     """Decide whether ``expr`` is identically zero on a domain.
 
     Parameters
@@ -249,6 +272,7 @@ def decide_zero(expr, *, budget=10.0, dps=50, points=3, relations=(), seed=0, do
         stand for arbitrary smooth functions; other symbols range over ``domain``.
     budget : float
         Total wall-clock seconds for all stages; when exhausted the answer is unknown.
+        It holds in any thread, process or Dask worker (our own loops check the clock).
     dps : int
         Decimal digits of the randomized evaluation (raised where the expression needs
         it, up to 8 times; a counterexample is confirmed at twice the digits it was found at).
@@ -265,6 +289,11 @@ def decide_zero(expr, *, budget=10.0, dps=50, points=3, relations=(), seed=0, do
         the domain of their assumptions: ``positive`` (0, oo), ``integer`` the integers,
         ``imaginary`` the imaginary axis, ``complex`` the plane, and a plain symbol the
         whole real line.
+    work : int, optional
+        A budget in work units (steps of our own loops; see
+        :func:`~geomcheck.zero.work_budget`), on top of ``budget``.  Unlike seconds it does
+        not depend on the machine: the same input and ``work`` give the same verdict
+        wherever they run, as long as ``budget`` does not run out first.
 
     Returns
     -------
@@ -281,7 +310,7 @@ def decide_zero(expr, *, budget=10.0, dps=50, points=3, relations=(), seed=0, do
     DomainError
         A malformed domain.
     InvalidArgumentError
-        A budget, ``dps`` or ``points`` out of range.
+        A budget, ``work``, ``dps`` or ``points`` out of range.
 
     Notes
     -----
@@ -333,12 +362,17 @@ def decide_zero(expr, *, budget=10.0, dps=50, points=3, relations=(), seed=0, do
     True
     """
     _check_parameters(budget, dps, points, seed)
+    _check_work(work)
     e = as_expr(expr)
     return _decide_cached([(None, e)], True, float(budget), dps, points, as_relations(relations), seed,
-                          _as_domain(domain))
+                          _as_domain(domain), work)
 
 
-def decide_all_zero(exprs, *, budget=10.0, dps=50, points=3, relations=(), seed=0, domain=None) -> ZeroDecision:
+def decide_all_zero(exprs: Mapping[Any, sympy.Expr | float] | Sequence[sympy.Expr | float] | sympy.MatrixBase, *,
+                    budget: float = 10.0, dps: int = 50, points: int = 3,
+                    relations: Relation | Iterable[Relation] | None = (), seed: int = 0,
+                    domain: Domain | Mapping[Any, tuple[Any, Any] | sympy.Interval] | None = None,
+                    work: int | None = None) -> ZeroDecision:
     """Decide whether all of ``exprs`` are identically zero, sharing the work.
 
     The entries share one canonicalization memo, one compiled expression DAG (common
@@ -349,8 +383,8 @@ def decide_all_zero(exprs, *, budget=10.0, dps=50, points=3, relations=(), seed=
     ----------
     exprs : mapping or sequence
         ``{key: expr}``, a list/tuple of expressions, or a sympy Matrix (keys ``(i, j)``).
-    budget, dps, points, relations, seed, domain
-        As for :func:`decide_zero`; ``budget`` is for all entries together.
+    budget, dps, points, relations, seed, domain, work
+        As for :func:`decide_zero`; ``budget`` and ``work`` are for all entries together.
 
     Returns
     -------
@@ -368,14 +402,16 @@ def decide_all_zero(exprs, *, budget=10.0, dps=50, points=3, relations=(), seed=
     (False, 'b')
     """
     _check_parameters(budget, dps, points, seed)
+    _check_work(work)
     items = [(k, as_expr(v, f"entry {k!r}")) for k, v in entries(exprs)]
-    return _decide_cached(items, False, float(budget), dps, points, as_relations(relations), seed, _as_domain(domain))
+    return _decide_cached(items, False, float(budget), dps, points, as_relations(relations), seed, _as_domain(domain),
+                          work)
 
 
-def _decide_cached(items, single, budget, dps, points, rels, seed, domain):
+def _decide_cached(items, single, budget, dps, points, rels, seed, domain, work=None):
     start = time.monotonic()
     try:
-        cache_key = (tuple(items), single, budget, dps, points, rels, seed, domain)
+        cache_key = (tuple(items), single, budget, dps, points, rels, seed, domain, work)
         hash(cache_key)
     except TypeError:
         cache_key = None
@@ -384,14 +420,15 @@ def _decide_cached(items, single, budget, dps, points, rels, seed, domain):
         if hit is not None:
             return hit
     job = _Job(items, single, start, budget, dps, points, rels, seed, domain)
-    decision = job.run()
+    with metered(work):
+        decision = job.run()
     # an unknown may become known with a fresh clock; only definite answers are kept
     if cache_key is not None and decision.is_zero is not None:
         _DECISION_CACHE.put(cache_key, decision)
     return decision
 
 
-def clear_caches():
+def clear_caches() -> None:
     """Forget every memo of the engine and of integrators (for benchmarks: no answer from a warm
     cache); see :mod:`geomcheck.caches`."""
     from .. import caches
@@ -444,7 +481,7 @@ class _Job:
     def soundness(self, stage, kind, symbols=(), **kw):
         syms = sorted(symbols, key=symbol_key)
         pairs = tuple(self.domain.describe_each(syms))
-        return Soundness(stage, kind, describe_pairs(pairs), tuple(str(s) for s in syms), domains=pairs, **kw)
+        return Soundness(stage, kind, describe_pairs(pairs), tuple(shown_name(s) for s in syms), domains=pairs, **kw)
 
     def unknown(self, why, k=None, soundness=None):
         if self.exact_note:
@@ -480,8 +517,8 @@ class _Job:
         """The decision; a deadline met between the stages' own guards is an unknown, never an escape."""
         try:
             return self._run()
-        except Interrupted:
-            return self.unknown(f"the {self.budget:g} s budget ran out")
+        except Interrupted as exc:
+            return self.unknown(_ran_out(exc, self.budget))
 
     def _run(self):
         dps = self.dps
@@ -509,8 +546,8 @@ class _Job:
                 prog.deadline = self.deadline
                 roots = [prog.add(e, self.deadline) for k, e in remaining]
                 rel = prepare_relations(self.rels, prog.jet_memo, self.deadline) if self.rels else None
-        except Interrupted:
-            return self.unknown(f"rewriting derivatives as jets and compiling exceeded the {self.budget:g} s budget")
+        except Interrupted as exc:
+            return self.unknown(f"rewriting derivatives as jets and compiling stopped: {_ran_out(exc, self.budget)}")
         for (k, _e), r in zip(remaining, roots):
             self.keys.setdefault(r, k)
         self.prog = prog
@@ -521,9 +558,9 @@ class _Job:
         self.seed = prog.digest(todo, self.user_seed, repr(self.domain))
 
         # ---- stage 2: exact
-        fraction = EXACT_BUDGET_FRACTION
+        fraction, work = EXACT_BUDGET_FRACTION, EXACT_MAX_WORK
         if rel is None and all(self.modular_ok(r) for r in todo):
-            fraction = EXACT_BUDGET_FRACTION_MODULAR
+            fraction, work = EXACT_BUDGET_FRACTION_MODULAR, EXACT_MAX_WORK_MODULAR
         exact_deadline = min(self.deadline, time.monotonic() + fraction * self.budget)
         limit = EXACT_MAX_NODES
         proven = set()
@@ -532,10 +569,14 @@ class _Job:
         else:
             t0 = time.monotonic()
             try:
-                with Alarm(exact_deadline):
+                with Alarm(exact_deadline), metered(work) as meter:
                     proven, reason = exact_stage(prog, todo, exact_deadline)
                 if reason:
                     self.exact_note = f"the exact stage stopped: it {reason}"
+            except WorkExhausted as exc:
+                if exc.meter is not meter:
+                    raise
+                self.exact_note = f"the exact stage reached its limit of {work} work units"
             except Interrupted:
                 self.exact_note = f"the exact stage exceeded its {exact_deadline - t0:.2g} s budget"
         self.counts["by exact expansion"] = sum(1 for r in roots if r in proven)
@@ -549,8 +590,8 @@ class _Job:
         try:
             with Alarm(self.deadline):
                 return self.evaluate(prog, roots, todo, rel, all_symbols)
-        except Interrupted:
-            return self.unknown(f"the evaluation stages exceeded the {self.budget:g} s budget")
+        except Interrupted as exc:
+            return self.unknown(f"the evaluation stages stopped: {_ran_out(exc, self.budget)}")
 
     def evaluate(self, prog, roots, todo, rel, all_symbols):
         """The modular stage for the rational roots, the numeric stages for the others."""
@@ -684,8 +725,12 @@ class _Job:
             exact = modular.exact_value(prog, plan.order, root, {i: point_vals[x] for i, x in node_of.items()}, jet_of)
             if exact is not None:
                 value = sympy.Rational(exact.numerator, exact.denominator)
-                for (name, index, args), val in list(jets_seen.items())[:12]:
-                    label = _jet_text(name, index, [sympy.Rational(a.numerator, a.denominator) for a in args])
+                # by name, not in the order of evaluation, which follows the input's order (a
+                # form's components may come in an order that depends on the process)
+                labelled = sorted(
+                    (_jet_text(name, index, [sympy.Rational(a.numerator, a.denominator) for a in args]), val)
+                    for (name, index, args), val in jets_seen.items())
+                for label, val in labelled[:12]:
                     point[label] = sympy.Rational(val.numerator, val.denominator)
         if any(prog.nodes[i][0] == JET for i in plan.order) and value is None:
             point["jets"] = "independent random values at each argument point (keyed modulo the prime)"
@@ -1094,7 +1139,8 @@ def _manifold_phrase(problem):
     rel = problem.rel
     if rel is None:
         return ""
-    names = list(map(str, rel.unknowns))
+    # a scheme's unknowns are Dummies (printed "_q'"): the reader gets their names
+    names = [shown_name(u) for u in rel.unknowns]
     shown = ", ".join(names) if len(names) <= 12 else ", ".join(names[:12]) + f", ... ({len(names)} unknowns)"
     txt = (f" on the solution manifold of {_plural(len(rel.equations), 'equation')} for "
            f"{shown} (solved by Newton's method")
@@ -1116,7 +1162,9 @@ def _manifold_phrase(problem):
 # Singular Jacobians of relations
 
 
-def decide_jacobian_singular(relation, *, budget=10.0, dps=50, points=3, seed=0, domain=None) -> ZeroDecision:
+def decide_jacobian_singular(relation: Relation, *, budget: float = 10.0, dps: int = 50, points: int = 3, seed: int = 0,
+                             domain: Domain | Mapping[Any, tuple[Any, Any] | sympy.Interval] | None = None,
+                             work: int | None = None) -> ZeroDecision:
     """Decide whether ``det(d equations / d unknowns)`` vanishes on the relation's solution manifold.
 
     The equations are solved by Newton's method at random points (as in the randomized
@@ -1130,7 +1178,7 @@ def decide_jacobian_singular(relation, *, budget=10.0, dps=50, points=3, seed=0,
     Parameters
     ----------
     relation : Relation
-    budget, dps, points, seed, domain
+    budget, dps, points, seed, domain, work
         As for :func:`decide_zero`.
 
     Returns
@@ -1148,9 +1196,15 @@ def decide_jacobian_singular(relation, *, budget=10.0, dps=50, points=3, seed=0,
     True
     """
     _check_parameters(budget, dps, points, seed)
+    _check_work(work)
     if not isinstance(relation, Relation):
         raise ExpressionError(f"decide_jacobian_singular expects a Relation, got {type(relation).__name__}")
     domain = _as_domain(domain)
+    with metered(work):
+        return _jacobian_singular(relation, budget, dps, points, seed, domain)
+
+
+def _jacobian_singular(relation, budget, dps, points, seed, domain):
     start = time.monotonic()
     deadline = start + budget
     if len(relation.equations) != len(relation.unknowns):
@@ -1164,8 +1218,8 @@ def decide_jacobian_singular(relation, *, budget=10.0, dps=50, points=3, seed=0,
             if len(rel.equations) != len(rel.unknowns):
                 return ZeroDecision(True, "exact", "singular: two equations coincide up to sign")
             problem = NumericProblem(prog, [], rel, seed, deadline)
-    except Interrupted:
-        return ZeroDecision(None, "unknown", f"unknown: compiling the Jacobian exceeded the {budget:g} s budget")
+    except Interrupted as exc:
+        return ZeroDecision(None, "unknown", f"unknown: compiling the Jacobian stopped: {_ran_out(exc, budget)}")
     unknown_set = set(rel.unknowns)
     draw_syms = sorted((x for x in prog.symbols if x not in unknown_set), key=symbol_key)
     sampler = Sampler(domain, prog.digest(problem.eq_roots, seed), rel.small)
@@ -1244,8 +1298,8 @@ def decide_jacobian_singular(relation, *, budget=10.0, dps=50, points=3, seed=0,
                                         f"singular: the Jacobian's determinant vanishes at {_plural(points, 'point')} "
                                         f"with the unknowns drawn at random too ({dps} digits); Newton's method "
                                         "failed on the manifold")
-    except Interrupted:
-        return ZeroDecision(None, "unknown", f"unknown: the check exceeded the {budget:g} s budget")
+    except Interrupted as exc:
+        return ZeroDecision(None, "unknown", f"unknown: the check stopped: {_ran_out(exc, budget)}")
     why = (f"Newton's method failed at {_plural(failures, 'point')}" if failures else "no usable point")
     if zero_points:
         why += f", and the determinant vanished at {_plural(zero_points, 'point')} only"

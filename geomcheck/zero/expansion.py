@@ -28,6 +28,8 @@ def _pmul(a, b, deadline):
         a, b = b, a
     if len(a) * len(b) > 50 * EXACT_MAX_TERMS:
         raise TooBig(f"a product of polynomials with {len(a)} and {len(b)} terms")
+    # work units: one per product of two terms, charged up front
+    check_deadline(deadline, len(a) * len(b))
     out = {}
     get = out.get
     bitems = list(b.items())
@@ -35,7 +37,7 @@ def _pmul(a, b, deadline):
     for m1, c1 in a.items():
         n += 1
         if n % 256 == 0:
-            check_deadline(deadline)
+            check_deadline(deadline, 0)
         for m2, c2 in bitems:
             if not m1:
                 m = m2
@@ -97,6 +99,8 @@ def _rf_sum(terms, deadline):
     for N, c, D in terms:
         if D is None and c != 1:
             L = L * c // math.gcd(L, c)
+    # work units: one per summand's term, charged up front
+    check_deadline(deadline, sum(len(N) for N, _c, D in terms if D is None))
     acc = {}
     rest = []
     for n, (N, c, D) in enumerate(terms):
@@ -104,7 +108,7 @@ def _rf_sum(terms, deadline):
             rest.append((N, c, D))
             continue
         if n % 256 == 255:
-            check_deadline(deadline)
+            check_deadline(deadline, 0)
         k = L // c
         for m, v in N.items():
             s = acc.get(m, 0) + v * k
@@ -198,7 +202,7 @@ def exact_stage(prog, roots, deadline):
             for i in order:
                 count += 1
                 if count % 256 == 0:
-                    check_deadline(deadline)
+                    check_deadline(deadline, 256)
                 op, data, args = nodes[i]
                 if any(vals.get(a) is None for a in args):
                     vals[i] = None  # depends on something too big

@@ -6,12 +6,16 @@ See the package docstring (the jet model) for why this is sound.
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING, Mapping
 
 import sympy
 from sympy.core.function import AppliedUndef, Derivative, Function, Subs
 
 from ..caches import Memo
 from .budget import check_deadline
+
+if TYPE_CHECKING:
+    from sympy.core.function import UndefinedFunction
 
 __all__ = ["Jet", "jet_function", "jet_label", "canonical_jets", "from_jets", "to_jets", "clear_jet_cache", "short_text"]
 
@@ -29,7 +33,7 @@ class Jet(Function):
     jet_name = ""
     jet_index: tuple = ()
 
-    def fdiff(self, argindex=1):
+    def fdiff(self, argindex: int = 1) -> sympy.Expr:
         index = list(self.jet_index)
         index[argindex - 1] += 1
         return jet_function(self.jet_name, tuple(index))(*self.args)
@@ -71,7 +75,7 @@ _JET_CLASSES: dict = {}
 _JET_LOCK = threading.Lock()
 
 
-def jet_function(name: str, index: tuple):
+def jet_function(name: str, index: tuple) -> type[Jet]:
     """The jet function class of the undefined function ``name`` with multi-index ``index``.
 
     Parameters
@@ -144,7 +148,7 @@ def to_jets(expr, memo, deadline=None):
     if hit is not None:
         return hit
     if len(memo) % 512 == 0:
-        check_deadline(deadline)
+        check_deadline(deadline, 512)
     if not expr.args:
         res = expr
     elif isinstance(expr, AppliedUndef):
@@ -248,7 +252,7 @@ def _derivative_jet(deriv, memo, deadline):
 _JETS_CACHE = Memo("geomcheck.zero.jets", 4096)
 
 
-def canonical_jets(expr):
+def canonical_jets(expr: sympy.Basic) -> sympy.Basic:
     """Rewrite undefined functions, their derivatives and ``Subs`` of them as jets.
 
     Parameters
@@ -332,7 +336,8 @@ def _from_jet(j, args, subs=True, functions=None):
     return Subs(deriv, tuple(dummies), tuple(points))
 
 
-def from_jets(expr, subs=True, memo=None, functions=None):
+def from_jets(expr: sympy.Basic, subs: bool = True, memo: dict | None = None,
+              functions: Mapping[str, UndefinedFunction] | None = None) -> sympy.Basic:
     """Convert jets back to sympy-native ``Derivative`` / ``Subs`` form.
 
     ``V_alpha(q1, q2)`` with distinct symbol arguments becomes

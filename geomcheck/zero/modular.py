@@ -171,7 +171,7 @@ def plan(prog, roots, deadline=None) -> ModularPlan:
     deg = {}
     for count, i in enumerate(order):
         if count % CHECK_EVERY == CHECK_EVERY - 1:
-            check_deadline(deadline)
+            check_deadline(deadline, CHECK_EVERY)
         op, data, args = nodes[i]
         if op == NUM:
             deg[i] = (0, 0)
@@ -244,7 +244,7 @@ class ModularEvaluator:
         i_res = self.roots_of.get(-1)
         for count, i in enumerate(self.plan.order):
             if count % CHECK_EVERY == CHECK_EVERY - 1:
-                check_deadline(self.deadline)
+                check_deadline(self.deadline, CHECK_EVERY)
             op, data, args = nodes[i]
             if op == ADD:
                 v = 0

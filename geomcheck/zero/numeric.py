@@ -448,7 +448,7 @@ class Evaluator:
         for i in order:
             count += 1
             if count % CHECK_EVERY == 0:
-                check_deadline(deadline)
+                check_deadline(deadline, CHECK_EVERY)
             op, data, args = nodes[i]
             fl = 0
             for a in args:

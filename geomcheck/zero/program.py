@@ -150,7 +150,7 @@ class Program:
                 continue
             count += 1
             if count % CHECK_EVERY == 0:
-                check_deadline(deadline)
+                check_deadline(deadline, CHECK_EVERY)
             if state == 0:
                 if isinstance(e, SPECIAL):
                     conv = to_jets(e, self.jet_memo, deadline)
@@ -283,7 +283,7 @@ class Program:
         out = []
         while stack:
             if len(out) % 4096 == 4095:
-                check_deadline(self.deadline)
+                check_deadline(self.deadline, 4096)
             i = stack.pop()
             if i in seen:
                 continue

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+
 import sympy
 
 from ..errors import ImplicitMapError
@@ -63,7 +65,11 @@ class Relation:
     True
     """
 
-    def __init__(self, equations, unknowns, guess=None, small=(), derived=()):
+    def __init__(self, equations: sympy.Expr | Iterable[sympy.Expr | float],
+                 unknowns: sympy.Symbol | Iterable[sympy.Symbol],
+                 guess: Mapping[sympy.Symbol, sympy.Expr | float] | None = None,
+                 small: sympy.Symbol | Iterable[sympy.Symbol] = (),
+                 derived: Iterable[tuple[Sequence[sympy.Symbol], Sequence[sympy.Expr | float]]] = ()):
         if isinstance(equations, sympy.Basic) or not hasattr(equations, "__iter__"):
             equations = [equations]
         self.equations = tuple(as_expr(e, "Relation equation") for e in equations)

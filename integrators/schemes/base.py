@@ -24,7 +24,7 @@ A requirement (``requires``) is a key of :data:`REQUIREMENTS`; the keys of
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Iterable, NamedTuple
 
 import sympy
 
@@ -32,6 +32,9 @@ import geomcheck as gc
 
 from ..errors import SchemeNotApplicableError
 from ..systems import STEP_SYMBOL, CanonicalSystem, ContactSystem, HamiltonianSystem, System
+
+if TYPE_CHECKING:
+    from geomcheck.certify import Certificate
 
 __all__ = ["Scheme", "NamedScheme", "Stage", "PROPERTIES", "REQUIREMENTS", "SYSTEM_KINDS"]
 
@@ -89,7 +92,7 @@ class Scheme:
     description: str = ""
 
     # -- applicability
-    def why_not(self, system):
+    def why_not(self, system: object) -> str | None:
         """None when the scheme applies to ``system``, else the reason (a sentence)."""
         if not isinstance(system, System):
             return (f"expected a system of integrators (HamiltonianSystem, ContactSystem, ...), got"
@@ -117,14 +120,14 @@ class Scheme:
             return f"{self.name} needs {REQUIREMENTS['autonomous']}; {system!r} depends on {system.time}"
         return None
 
-    def check_applies(self, system) -> None:
+    def check_applies(self, system: object) -> None:
         """Raise :class:`SchemeNotApplicableError` (with the reason) unless the scheme applies."""
         reason = self.why_not(system)
         if reason is not None:
             raise SchemeNotApplicableError(f"scheme {self.name!r} does not apply: {reason}")
 
     # -- the one symbolic step
-    def step_map(self, system):
+    def step_map(self, system: System) -> gc.Map | gc.ImplicitMap:
         """The one-step map of this scheme for ``system`` (a gc.Map or gc.ImplicitMap in ``h``).
 
         Built once per system and cached: the same object is certified and lowered.
@@ -140,7 +143,7 @@ class Scheme:
     def _build(self, system):
         raise NotImplementedError
 
-    def stages(self, system) -> tuple:
+    def stages(self, system: System) -> tuple[Stage, ...]:
         """The step as a sequence of :class:`Stage` s, in the order they act.
 
         One stage (the step map itself) unless the scheme is a composition: then the
@@ -152,7 +155,7 @@ class Scheme:
         return (Stage(self.step_map(system)),)
 
     # -- certification
-    def certify(self, system, properties=None) -> dict:
+    def certify(self, system: System, properties: Iterable[str] | None = None) -> dict[str, Certificate]:
         """Certificates of the order and of every declared property, on ``system``.
 
         Returns ``{"order": Certificate, property: Certificate, ...}``.  Properties that
@@ -197,7 +200,7 @@ class Scheme:
             return gc.certify_conserves(phi, system.energy)
         raise ValueError(f"unknown property {prop!r}; known: order, {', '.join(PROPERTIES)}")
 
-    def observed_order(self, system, max_order=None):
+    def observed_order(self, system: System, max_order: int | None = None) -> int | None:
         """The order of the step map on ``system`` by Taylor expansion (gc.map_order)."""
         phi = self.step_map(system)
         return gc.map_order(phi, system.vector_field, self.h, max_order or int(self.order) + 1)

@@ -25,6 +25,8 @@ acts first, as the notation says).  Order and properties are *computed*:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Iterable
+
 import sympy
 
 import geomcheck as gc
@@ -33,6 +35,11 @@ from geomcheck.errors import CompositionCoefficientError, CompositionError
 
 from ..systems import HamiltonianSystem
 from .base import Scheme, Stage, scaled
+
+if TYPE_CHECKING:
+    from fractions import Fraction
+
+    from ..systems import System
 
 __all__ = ["Composition", "test_system"]
 
@@ -95,7 +102,8 @@ class Composition(Scheme):
         ``CompositionCoefficientError`` for a coefficient that is not an exact finite number.
     """
 
-    def __init__(self, base, gammas, name=None, description="", max_order=10):
+    def __init__(self, base: Scheme, gammas: Iterable[int | Fraction | sympy.Expr], name: str | None = None,
+                 description: str = "", max_order: int = 10):
         if not isinstance(base, Scheme):
             raise CompositionError(f"Composition: base must be a scheme (e.g. ig.scheme('stormer-verlet')), got {base!r}")
         if isinstance(gammas, (str, bytes)) or not hasattr(gammas, "__iter__"):
@@ -114,7 +122,7 @@ class Composition(Scheme):
         self._order = None
         self._props = None
 
-    def stages(self, system) -> tuple:
+    def stages(self, system: System) -> tuple[Stage, ...]:
         """The base's stages at the steps ``gamma_i h``, in the order they act (``gamma_m`` first).
 
         A stage of a time-dependent system starts where the previous ones ended: its
@@ -137,7 +145,7 @@ class Composition(Scheme):
             phi = m if phi is None else gc.compose(m, phi)
         return phi
 
-    def certify(self, system, properties=None) -> dict:
+    def certify(self, system: System, properties: Iterable[str] | None = None) -> dict[str, Certificate]:
         """As :meth:`Scheme.certify`; the composite map is built only for a property that needs it."""
         self.check_applies(system)
         wanted = ["order", *sorted(self.properties)] if properties is None else list(properties)
@@ -151,7 +159,7 @@ class Composition(Scheme):
     def _symmetric_base(self) -> bool:
         return "symmetric" in self.base.properties and self.base.order >= 2 and self.base.order % 2 == 0
 
-    def order_certificate(self):
+    def order_certificate(self) -> Certificate:
         """``(order, Certificate)``: how the order was computed."""
         if self._order is None:
             if self._symmetric_base():

@@ -1,7 +1,7 @@
 """The second-order contact splitting for ``H = T(p) + V(x) + gamma z`` (a symbolic step).
 
 Each part of H generates a contact flow that is exact in closed form (for ``eta = dz - p dx``;
-API.md: ``x' = H_p, p' = -H_x - p H_z, z' = p H_p - H``):
+the public contract, docs/contract.md: ``x' = H_p, p' = -H_x - p H_z, z' = p H_p - H``):
 
 * ``V(x)``:      ``p -> p - t V_x(x)``,  ``z -> z - t V(x)``
 * ``T(p)``:      ``x -> x + t T_p(p)``,  ``z -> z + t (p . T_p(p) - T(p))``

@@ -16,6 +16,8 @@ symplecticity condition with ``b1 == b2``, symmetry of both parts).
 
 from __future__ import annotations
 
+from typing import Any, Sequence
+
 from geomcheck.certify import tableaux
 
 from .runge_kutta import _TableauScheme
@@ -42,7 +44,9 @@ class PartitionedRungeKutta(_TableauScheme):
 
     requires = frozenset({"hamiltonian"})
 
-    def __init__(self, A1, b1=None, A2=None, b2=None, name=None, description=""):
+    def __init__(self, A1: tableaux.PartitionedTableau | Sequence[Sequence[Any]], b1: Sequence[Any] | None = None,
+                 A2: Sequence[Sequence[Any]] | None = None, b2: Sequence[Any] | None = None, name: str | None = None,
+                 description: str = ""):
         self.tableau = A1 if isinstance(A1, tableaux.PartitionedTableau) else tableaux.PartitionedTableau(
             A1, b1, A2, b2, name=name or "")
         T = self.tableau
@@ -54,7 +58,8 @@ class PartitionedRungeKutta(_TableauScheme):
         self._props = None
 
     @classmethod
-    def from_tableau(cls, tableau, name=None, description=""):
+    def from_tableau(cls, tableau: tableaux.PartitionedTableau, name: str | None = None,
+                     description: str = "") -> PartitionedRungeKutta:
         """The scheme of an existing :class:`~geomcheck.certify.tableaux.PartitionedTableau`."""
         return cls(tableau, name=name, description=description)
 

@@ -18,6 +18,8 @@ symplecticity condition; symmetry up to a renumbering of stages), never declared
 
 from __future__ import annotations
 
+from typing import Any, Sequence
+
 from geomcheck.certify import tableaux
 
 from .base import Scheme
@@ -31,7 +33,7 @@ class _TableauScheme(Scheme):
 
     _max_order = None
 
-    def order_certificate(self):
+    def order_certificate(self) -> tableaux.OrderCertificate:
         """The certificate of the computed order (``.order`` on it is the order)."""
         if self._order is None:
             self._order = tableaux.order(self.tableau, self._max_order)
@@ -95,7 +97,8 @@ class RungeKutta(_TableauScheme):
         not the row sums.
     """
 
-    def __init__(self, A, b, c=None, name=None, description=""):
+    def __init__(self, A: tableaux.ButcherTableau | Sequence[Sequence[Any]], b: Sequence[Any] | None,
+                 c: Sequence[Any] | None = None, name: str | None = None, description: str = ""):
         self.tableau = A if isinstance(A, tableaux.ButcherTableau) else tableaux.ButcherTableau(
             A, b, c, name=name or "")
         T = self.tableau
@@ -106,7 +109,8 @@ class RungeKutta(_TableauScheme):
         self._props = None
 
     @classmethod
-    def from_tableau(cls, tableau, name=None, description=""):
+    def from_tableau(cls, tableau: tableaux.ButcherTableau, name: str | None = None,
+                     description: str = "") -> RungeKutta:
         """The scheme of an existing :class:`~geomcheck.certify.tableaux.ButcherTableau`."""
         return cls(tableau, None, name=name, description=description)
 

@@ -6,6 +6,7 @@ import os
 import pytest
 
 import geomcheck.report as report
+import geomcheck.report_jobs as report_jobs
 import integrators as ig
 from geomcheck.cli import main
 from geomcheck.latex import pdflatex_available
@@ -17,11 +18,12 @@ def small(monkeypatch):
     from geomcheck.structures.showcase import showcase
 
     keep = {"stormer-verlet", "implicit-midpoint"}
-    full = report._catalog_jobs
-    monkeypatch.setattr(report, "_catalog_jobs", lambda: [j for j in full() if j[0] in keep])
-    items = [it for it in showcase() if "Lemma 6" in it[0] or "trapezoidal" in it[0]]
-    monkeypatch.setattr(report, "_structure_jobs", lambda: items)
-    monkeypatch.setattr(report, "_case_jobs", lambda: [])
+    full = report_jobs.catalog_jobs
+    monkeypatch.setattr(report_jobs, "catalog_jobs", lambda: [j for j in full() if j.args[0] in keep])
+    items = [k for k, it in enumerate(showcase()) if "Lemma 6" in it[0] or "trapezoidal" in it[0]]
+    every = report_jobs.structure_jobs
+    monkeypatch.setattr(report_jobs, "structure_jobs", lambda: [j for j in every() if j.args[0] in items])
+    monkeypatch.setattr(report_jobs, "case_jobs", lambda profile: [])
 
 
 def test_report_writes_tex_json_and_pdf(small, tmp_path, capsys):
@@ -193,7 +195,8 @@ def test_an_interrupted_forced_run_keeps_the_old_report(small, tmp_path, monkeyp
 def test_a_failing_claim_gives_exit_1_and_is_in_the_summary(small, tmp_path, monkeypatch):
     s = ig.scheme("explicit-euler")
     monkeypatch.setattr(type(s), "properties", frozenset({"symplectic"}), raising=False)
-    monkeypatch.setattr(report, "_catalog_jobs", lambda: [("explicit-euler", s, "generic-1dof")])
+    monkeypatch.setattr(report_jobs, "catalog_jobs", lambda: [report_jobs.Job(
+        "certify explicit-euler", report_jobs.certify_scheme, ("explicit-euler", "generic-1dof"))])
     out = tmp_path / "rep"
     assert main(["report", "--out", str(out)]) == 1
     summary = json.loads((out / "summary.json").read_text())
@@ -216,7 +219,8 @@ def test_findings_are_listed_by_kind_with_their_tests_and_do_not_fail_the_report
                                readings=("all nodes: conserved", "interior nodes: not conserved"))]
         return r
 
-    monkeypatch.setattr(report, "_case_jobs", lambda: ["fake"])
+    monkeypatch.setattr(report_jobs, "case_jobs", lambda profile: [report_jobs.Job("fake", report_jobs.run_case,
+                                                                                      ("fake", profile))])
     monkeypatch.setattr(casestudies, "run", fake_run)
     out = tmp_path / "rep"
     assert main(["report", "--out", str(out)]) == 0
@@ -256,26 +260,30 @@ def test_the_pdf_opens_with_the_verdict_and_fits_its_margins(small, tmp_path):
 _SMALL_REPORT = """
 import sys
 import geomcheck.report as report
+import geomcheck.report_jobs as jobs
 from geomcheck.structures.showcase import showcase
-full = report._catalog_jobs
-report._catalog_jobs = lambda: [j for j in full() if j[0] in ("stormer-verlet", "implicit-midpoint")]
-items = [it for it in showcase() if "Lemma 6" in it[0] or "trapezoidal" in it[0]]
-report._structure_jobs = lambda: items
-report._case_jobs = lambda: []
-sys.exit(report.run_report(sys.argv[1]))
+full, every = jobs.catalog_jobs, jobs.structure_jobs
+jobs.catalog_jobs = lambda: [j for j in full() if j.args[0] in ("stormer-verlet", "implicit-midpoint")]
+items = [k for k, it in enumerate(showcase()) if "Lemma 6" in it[0] or "trapezoidal" in it[0]]
+jobs.structure_jobs = lambda: [j for j in every() if j.args[0] in items]
+jobs.case_jobs = lambda profile: []
+sys.exit(report.run_report(sys.argv[1], workers=int(sys.argv[2]) if len(sys.argv) > 2 else None))
 """
 
 
-def test_the_report_text_is_the_same_on_every_run(tmp_path):
-    """Two processes with different hash seeds (set iteration order) write the same report."""
+def test_the_report_text_is_the_same_on_every_run_and_on_dask_workers(tmp_path):
+    """Two processes with different hash seeds (set iteration order), the second running the units
+    of work on a LocalCluster of two worker processes, write the same report."""
     import subprocess
     import sys
 
+    pytest.importorskip("dask.distributed")
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    for run, seed in (("a", "1"), ("b", "2")):
+    for run, seed, workers in (("a", "1", []), ("b", "2", ["2"])):
         env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": root}
-        done = subprocess.run([sys.executable, "-c", _SMALL_REPORT, str(tmp_path / run)], env=env,
+        done = subprocess.run([sys.executable, "-c", _SMALL_REPORT, str(tmp_path / run), *workers], env=env,
                               capture_output=True, text=True, timeout=300)
+        assert ("on a worker" in done.stderr) == bool(workers), done.stderr[-2000:]
         assert done.returncode == 0, done.stderr[-2000:]
     for name in ("report.tex", "report.html"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
@@ -310,7 +318,8 @@ def test_the_html_report_is_self_contained(small, tmp_path, monkeypatch):
 
     import casestudies
 
-    monkeypatch.setattr(report, "_case_jobs", lambda: ["fake"])
+    monkeypatch.setattr(report_jobs, "case_jobs", lambda profile: [report_jobs.Job("fake", report_jobs.run_case,
+                                                                                      ("fake", profile))])
     monkeypatch.setattr(casestudies, "run", _fake_case(True))
     out = tmp_path / "rep"
     assert main(["report", "--out", str(out)]) == 0
@@ -337,7 +346,8 @@ def test_the_verdict_is_on_screen_without_scrolling_in_a_real_browser(passed, sm
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     if browser is None:
         pytest.skip("Chromium is not installed (Debian: apt-get install chromium)")
-    monkeypatch.setattr(report, "_case_jobs", lambda: ["fake"])
+    monkeypatch.setattr(report_jobs, "case_jobs", lambda profile: [report_jobs.Job("fake", report_jobs.run_case,
+                                                                                      ("fake", profile))])
     monkeypatch.setattr(casestudies, "run", _fake_case(passed))
     out = tmp_path / "rep"
     assert main(["report", "--out", str(out)]) == (0 if passed else 1)
@@ -452,3 +462,41 @@ def test_a_user_file_under_the_lock_name_is_left_alone(small, tmp_path, capsys):
     assert main(["report", "--out", str(tmp_path / "rep")]) == 2
     assert "is not a geomcheck lock" in capsys.readouterr().err
     assert lock.read_text() == "my notes" and not (tmp_path / "rep").exists()
+
+
+def test_units_of_work_on_dask_come_back_in_order_with_their_figures(small, tmp_path, monkeypatch):
+    """Figures are written on the worker and travel back as bytes (no shared file system needed)."""
+    import io
+
+    import casestudies
+
+    dd = pytest.importorskip("dask.distributed")
+    monkeypatch.setattr(casestudies, "run", _fake_case(True))
+    jobs = [report_jobs.Job("fake", report_jobs.run_case, ("fake", "quick"))] + report_jobs.structure_jobs()
+    stream = io.StringIO()
+    # a thread cluster shares this process, so the fake case study above is what runs
+    with dd.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+            dd.Client(cluster) as client:
+        remote = report_jobs.run_jobs(jobs, stream, client)
+    here = report_jobs.run_jobs(jobs, io.StringIO())
+    (case, figures), *structures = remote
+    assert list(figures) == ["fake.png"] and figures["fake.png"].startswith(b"\x89PNG")
+    installed = report_jobs.install_figures(case, figures, str(tmp_path))
+    assert installed.figures == [str(tmp_path / "fake.png")] and (tmp_path / "fake.png").read_bytes() == figures["fake.png"]
+    assert structures == here[1:]                      # the same entries, in the order of the jobs
+    assert stream.getvalue().count("on a worker") == len(jobs)
+
+
+def test_bad_distributed_options_are_refused_before_any_work(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("dask.distributed")
+    out = tmp_path / "rep"
+    for argv in (["--workers", "0"], ["--workers", "x"], ["--workers", "2", "--scheduler", "tcp://a:1"]):
+        with pytest.raises(SystemExit) as exc:
+            main(["report", "--out", str(out), *argv])
+        assert exc.value.code == 2
+    with pytest.raises(report.InvalidArgumentError, match="workers"):
+        report.run_report(str(out), workers=True)
+    monkeypatch.setattr(report_jobs, "SCHEDULER_TIMEOUT", "1s")
+    assert main(["report", "--out", str(out), "--scheduler", "tcp://127.0.0.1:9"]) == 2
+    assert "no Dask scheduler answered at tcp://127.0.0.1:9" in capsys.readouterr().err
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == []

@@ -308,3 +308,20 @@ def test_integrate_backend_compiled_is_the_compiled_path():
         ig.integrate(pend, "stormer-verlet", y0, dt=0.05, steps=10, backend="compiled", compensated=True)
     with pytest.raises(InvalidArgumentError, match="double precision"):
         ig.integrate(pend, "stormer-verlet", y0, dt=0.05, steps=10, backend="compiled", dps=30)
+
+
+@needs_cc
+def test_the_cache_key_names_the_architecture(tmp_path, monkeypatch):
+    """A library shipped to another node is used there only if the node computes the same key, and
+    `cc --version` does not always name the target: the machine's architecture is in the key."""
+    import platform
+
+    _fresh_process_cache(monkeypatch, tmp_path)
+    phi, h = _euler_map(5)
+    here = compiled.CompiledStep(phi, [h]).library
+    monkeypatch.setattr(platform, "machine", lambda: "some-other-architecture")
+    monkeypatch.setattr(compiled, "_compile_into", lambda *a: (_ for _ in ()).throw(
+        compiled.CompilerUnavailableError("would compile")))
+    with pytest.raises(compiled.CompilerUnavailableError, match="would compile"):
+        compiled.CompiledStep(phi, [h])   # another key: the library built here is not taken
+    assert os.path.exists(here)

@@ -1,5 +1,6 @@
 """integrators.distributed on a LocalCluster of two worker processes: the serial result, bit for bit."""
 
+import os
 import warnings
 
 import numpy as np
@@ -72,3 +73,138 @@ def test_a_sweep_over_systems_and_parameters_returns_the_serial_results_in_order
         assert np.array_equal(sol.y, ig.integrate(**job).y)
     with pytest.raises(InvalidArgumentError, match="job 0"):
         sweep([{"system": osc}], client=client)
+
+
+def test_a_sweep_in_chunks_keeps_the_order_and_refuses_bad_chunks(client):
+    osc = ig.HamiltonianSystem(p**2 / 2 + k * q**2 / 2, q, p)
+    jobs = [dict(system=osc, scheme="stormer-verlet", y0=[1.0, 0.0], dt=0.1, steps=5 + j, params={"k": 1.0 + j})
+            for j in range(7)]
+    for chunks in (1, 3, 7, 50):
+        results = sweep(jobs, client=client, chunks=chunks)
+        assert [s.steps for s in results] == [5 + j for j in range(7)]
+        assert all(np.array_equal(s.y, ig.integrate(**j).y) for s, j in zip(results, jobs))
+    assert sweep([], client=client) == []
+    for bad in (0, -2, 1.5, True):
+        with pytest.raises(InvalidArgumentError, match="chunks"):
+            sweep(jobs, client=client, chunks=bad)
+    with pytest.raises(InvalidArgumentError, match="progress"):
+        sweep(jobs, client=client, progress="yes")
+
+
+def test_dask_progress_bar_goes_to_stderr(client, capfd):
+    y0 = np.column_stack([np.linspace(0.1, 1.0, 8), np.zeros(8)])
+    integrate_distributed(PENDULUM, "stormer-verlet", y0, client=client, chunks=2, dt=0.1, steps=5, progress=True)
+    out, err = capfd.readouterr()
+    assert "% Completed" in err and "% Completed" not in out
+    integrate_distributed(PENDULUM, "stormer-verlet", y0, client=client, chunks=2, dt=0.1, steps=5, progress=False)
+    assert "% Completed" not in capfd.readouterr().err
+
+
+def _worker_cannot_compile(cache):
+    """On a worker: a fresh empty cache, and a compiler that fails: only a shipped library can run."""
+    import os as _os
+
+    import integrators.compiled as compiled
+
+    _os.environ["GEOMCHECK_CACHE_DIR"] = cache
+
+    def refuse(*args, **kwargs):
+        raise compiled.CompilerUnavailableError("this worker may not compile (test)")
+
+    compiled._compile_into = refuse
+    return compiled.cache_dir()
+
+
+def test_the_compiled_library_is_built_once_and_shipped_to_the_workers(tmp_path):
+    from integrators.compiled import find_compiler
+
+    if find_compiler() is None:
+        pytest.skip("no C compiler")
+    y0 = np.column_stack([np.linspace(0.1, 1.5, 6), np.zeros(6)])
+    opts = dict(dt=0.05, steps=50, save_every=25, backend="compiled")
+    serial = ig.integrate(PENDULUM, "yoshida-4", y0, **opts)
+    with dd.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
+            dd.Client(cluster) as c:
+        caches = c.run(_worker_cannot_compile, str(tmp_path / "worker-cache"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")   # a fallback to numpy would warn
+            spread = integrate_distributed(PENDULUM, "yoshida-4", y0, client=c, chunks=2, **opts)
+    assert spread.path == "compiled" and np.array_equal(spread.y, serial.y)
+    (cache,) = caches.values()
+    assert any(name.endswith(".so") for name in os.listdir(cache))
+
+
+def test_install_library_refuses_a_foreign_name_or_damaged_bytes(tmp_path, monkeypatch):
+    from integrators.compiled import install_library, ship_library
+
+    monkeypatch.setenv("GEOMCHECK_CACHE_DIR", str(tmp_path))
+    import hashlib
+
+    data = b"\x7fELF not really"
+    good = hashlib.sha256(data).hexdigest()
+    with pytest.raises(InvalidArgumentError, match="not the name"):
+        install_library("../evil.so", data, good)
+    with pytest.raises(InvalidArgumentError, match="SHA-256"):
+        install_library("gc_step_" + "0" * 24 + ".so", data + b"!", good)
+    path = install_library("gc_step_" + "0" * 24 + ".so", data, good)
+    assert os.path.dirname(path) == str(tmp_path) and ship_library(path) == (os.path.basename(path), data, good)
+    assert ship_library(str(tmp_path / "other.so")) is None
+
+
+def _pretend_other_code(on):
+    """On a worker: report another code digest (``on``) or the true one again."""
+    from geomcheck import provenance
+
+    if on:
+        provenance.true_code_digest = provenance.code_digest
+        provenance.code_digest = lambda: "0" * 64
+    else:
+        provenance.code_digest = provenance.true_code_digest
+
+
+def test_workers_running_other_code_are_refused(client):
+    """The same version is not enough: the code itself must be the client's."""
+    y0 = np.zeros((4, 2))
+    client.run(_pretend_other_code, True)
+    try:
+        with pytest.raises(InvalidArgumentError, match="2 of 2 Dask worker.*other geomcheck code"):
+            integrate_distributed(PENDULUM, "stormer-verlet", y0, client=client, dt=0.1, steps=2)
+        with pytest.raises(InvalidArgumentError, match="other geomcheck code"):
+            sweep([dict(system=PENDULUM, scheme="stormer-verlet", y0=[1.0, 0.0], dt=0.1, steps=2)], client=client)
+    finally:
+        client.run(_pretend_other_code, False)
+    integrate_distributed(PENDULUM, "stormer-verlet", y0, client=client, dt=0.1, steps=2)
+
+
+def _count_lowerings(action):
+    """On a worker: start counting the steps it lowers, read the count, or stop."""
+    import integrators.lower as lower
+
+    if action == "start":
+        original = lower.LoweredStep.__init__
+
+        def counting(self, *args, **kwargs):
+            lower.lowerings_counted += 1
+            original(self, *args, **kwargs)
+
+        lower.lowerings_counted, lower.uncounted_init = 0, original
+        lower.LoweredStep.__init__ = counting
+        return 0
+    count = lower.lowerings_counted
+    if action == "stop":
+        lower.LoweredStep.__init__ = lower.uncounted_init
+    return count
+
+
+@pytest.mark.parametrize("chunks, lowerings", [(1, 1), (6, 2)])
+def test_a_system_shared_by_the_jobs_of_a_sweep_is_lowered_once_per_worker(client, chunks, lowerings):
+    """A parameter sweep over one system: each worker process lowers its step once, for all the
+    jobs that reach it (one chunk: one worker, one lowering; six tasks: at most one per worker)."""
+    osc = ig.HamiltonianSystem(p**2 / 2 + k * q**2 / 2 + q**4 / 7, q, p)   # lowered nowhere yet
+    jobs = [dict(system=osc, scheme="rk4", y0=[1.0, 0.0], dt=0.1, steps=3, params={"k": 1.0 + j}) for j in range(6)]
+    client.run(_count_lowerings, "start")
+    try:
+        results = sweep(jobs, client=client, chunks=chunks)
+    finally:
+        counts = client.run(_count_lowerings, "stop")
+    assert 1 <= sum(counts.values()) <= lowerings and max(counts.values()) == 1 and len(results) == 6
