@@ -40,6 +40,7 @@ from geomcheck.errors import InvalidArgumentError, MissingDependencyError
 from geomcheck.provenance import check_workers
 
 from .compiled import install_library, ship_library
+from .catalog import scheme as catalog_scheme
 from .integrate import Solution, integrate
 
 if TYPE_CHECKING:
@@ -103,7 +104,7 @@ def _run_chunk(system, scheme, y0, options):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         sol = integrate(system, scheme, y0, **options)
-    return sol, [(w.category, str(w.message)) for w in caught]
+    return sol.without_system(), [(w.category, str(w.message)) for w in caught]
 
 
 def integrate_distributed(system: System, scheme: str | Scheme, y0: ArrayLike, *, client: Client,
@@ -163,10 +164,13 @@ def integrate_distributed(system: System, scheme: str | Scheme, y0: ArrayLike, *
         for category, message in caught:
             warnings.warn(category(f"(trajectories {a}..{b - 1} of the ensemble, numbered from 0 in this chunk)"
                                    f" {message}"), stacklevel=2)
-    first = results[0][0]
-    y = np.concatenate([sol.y for sol, _ in results], axis=1)
+    # only the arrays came back: the solutions get the caller's own system and scheme
+    parts = [Solution.with_system(data, system, catalog_scheme(scheme)) for data, _ in results]
+    first = parts[0]
+    y = np.concatenate([part.y for part in parts], axis=1)
     sol = Solution(first.t, y, system, first.scheme, first.backend, first.dps, first.dt, first.steps,
                    first.save_every, first.parameters, False)
+    results = [(part, caught) for part, (_, caught) in zip(parts, results)]
     paths = {getattr(s, "path", None) for s, _ in results}
     if paths == {"compiled"}:
         sol.path, sol.path_note = "compiled", first.path_note
@@ -176,7 +180,13 @@ def integrate_distributed(system: System, scheme: str | Scheme, y0: ArrayLike, *
 
 
 def _run_jobs(jobs):
-    return [integrate(**{**job, "progress": False}) for job in jobs]
+    out = []
+    for job in jobs:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            sol = integrate(**{**job, "progress": False})
+        out.append((sol.without_system(), [(w.category, str(w.message)) for w in caught]))
+    return out
 
 
 def sweep(jobs: Iterable[Mapping[str, Any]], *, client: Client, chunks: int | None = None,
@@ -229,4 +239,8 @@ def sweep(jobs: Iterable[Mapping[str, Any]], *, client: Client, chunks: int | No
     bounds = np.linspace(0, len(jobs), min(int(chunks), len(jobs)) + 1).round().astype(int)
     futures = client.map(_run_jobs, [jobs[a:b] for a, b in zip(bounds[:-1], bounds[1:])], pure=False)
     _show_progress(futures, progress)
-    return [sol for group in client.gather(futures) for sol in group]
+    done = [d for group in client.gather(futures) for d in group]
+    for i, (_, caught) in enumerate(done):
+        for category, message in caught:   # raised on a worker: raised again here, naming the job
+            warnings.warn(category(f"(job {i} of the sweep) {message}"), stacklevel=2)
+    return [Solution.with_system(d, job["system"], catalog_scheme(job["scheme"])) for (d, _), job in zip(done, jobs)]

@@ -108,6 +108,26 @@ class Solution:
         self._single = single
         self._energy = None
 
+    @property
+    def single(self) -> bool:
+        """Whether one trajectory was run (``y0`` of shape ``(dim,)``), not an ensemble."""
+        return self._single
+
+    def without_system(self) -> tuple:
+        """The data of the run without its system and scheme, to send back from a worker (the
+        caller holds those; sending a system back means pickling its expressions)."""
+        return (self.t, self.y, self.backend, self.dps, self.dt, self.steps, self.save_every, self.parameters,
+                self._single, getattr(self, "path", None), getattr(self, "path_note", None))
+
+    @classmethod
+    def with_system(cls, data: tuple, system: Any, scheme: Any) -> "Solution":
+        """The inverse of :meth:`without_system`, with the caller's system and scheme."""
+        t, y, backend, dps, dt, steps, save_every, parameters, single, path, note = data
+        sol = cls(t, y, system, scheme, backend, dps, dt, steps, save_every, parameters, single)
+        if path is not None:
+            sol.path, sol.path_note = path, note
+        return sol
+
     def energy(self) -> np.ndarray:
         """The system's energy (H) at every saved state: ``(n_saved, batch)`` or ``(n_saved,)``."""
         if self._energy is None:

@@ -208,3 +208,15 @@ def test_a_system_shared_by_the_jobs_of_a_sweep_is_lowered_once_per_worker(clien
     finally:
         counts = client.run(_count_lowerings, "stop")
     assert 1 <= sum(counts.values()) <= lowerings and max(counts.values()) == 1 and len(results) == 6
+
+
+def test_a_warning_raised_in_a_sweep_job_reaches_the_caller_naming_the_job(client):
+    escape = ig.HamiltonianSystem(p**2 / 2 - q**3 / 3, q, p)
+    jobs = [dict(system=escape, scheme="stormer-verlet", y0=[y, 0.0], dt=0.01, steps=400, check_stability=False)
+            for y in (0.1, 1.2, 0.2)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results = sweep(jobs, client=client, chunks=2)
+    named = [w for w in caught if issubclass(w.category, NonFiniteStateWarning)]
+    assert len(named) == 1 and "(job 1 of the sweep)" in str(named[0].message)
+    assert np.isfinite(results[0].y).all() and not np.isfinite(results[1].y[-1]).all()
