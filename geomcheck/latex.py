@@ -301,12 +301,7 @@ def _matrix_width(body: str) -> float:
     """A matrix is as wide as its widest entry in each column, plus the space between columns."""
     columns = {}
     for row in _split_rows(body):
-        cuts = [i for i, tok in _scan(row) if tok == "&"]
-        cells, start = [], 0
-        for k in cuts:
-            cells.append(row[start:k])
-            start = k + 1
-        cells.append(row[start:])
+        cells = _split_at(row, "&")
         for c, cell in enumerate(cells):
             columns[c] = max(columns.get(c, 0.0), math_width(cell))
     widths = list(columns.values())
@@ -344,12 +339,16 @@ def _scan(text: str):
 
 def _split_rows(body: str) -> list:
     r"""The lines of an alignment: split at its own ``\\``, not at those of a nested environment."""
-    cuts = [i for i, tok in _scan(body) if tok == "\\\\"]
+    return _split_at(body, "\\\\")
+
+
+def _split_at(text: str, separator: str) -> list:
+    """``text`` split at the top-level occurrences of ``separator`` (not inside braces)."""
     out, start = [], 0
-    for k in cuts:
-        out.append(body[start:k])
-        start = k + 2
-    out.append(body[start:])
+    for k in (i for i, tok in _scan(text) if tok == separator):
+        out.append(text[start:k])
+        start = k + len(separator)
+    out.append(text[start:])
     return out
 
 

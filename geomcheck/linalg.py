@@ -94,6 +94,30 @@ def _is_zero_or_unknown(entry) -> bool:
     return _zero_status(entry) is not False
 
 
+def _eliminate(A, B, chosen, col, before_row=None):
+    """Clear column ``col`` from every other sparse row (dicts ``A``, right-hand sides ``B``) with
+    the pivot row ``chosen``; ``before_row`` runs before each row (a deadline check)."""
+    prow, pb, piv = A[chosen], B[chosen], A[chosen][col]
+    for r in range(len(A)):
+        if r == chosen or col not in A[r]:
+            continue
+        if before_row is not None:
+            before_row()
+        factor = A[r][col] / piv
+        row = A[r]
+        for c, v in prow.items():
+            # no cancel/together here: on the nested quotients of an implicit scheme's
+            # Jacobian they cost seconds, and the zero test decides the resulting rational
+            # expressions exactly anyway
+            nv = row.get(c, 0) - factor * v
+            if nv == 0:
+                row.pop(c, None)
+            else:
+                row[c] = nv
+        row.pop(col, None)
+        B[r] = [b - factor * p for b, p in zip(B[r], pb)]
+
+
 def _check_deadline(deadline, col, ncols):
     if deadline is not None and time.monotonic() > deadline:
         raise EliminationTooCostly(col, ncols)
@@ -151,24 +175,7 @@ def solve_sparse(rows: Sequence[dict], rhs: Sequence[Sequence], ncols: int, dead
             raise SingularSystem(col, undecided=undecided)
         free.discard(chosen)
         pivots[col] = chosen
-        prow, pb, piv = A[chosen], B[chosen], A[chosen][col]
-        for r in range(len(A)):
-            if r == chosen or col not in A[r]:
-                continue
-            _check_deadline(deadline, col, ncols)
-            factor = A[r][col] / piv
-            row = A[r]
-            for c, v in prow.items():
-                # no cancel/together here: on the nested quotients of an implicit
-                # scheme's Jacobian they cost seconds, and the zero test decides the
-                # resulting rational expressions exactly anyway
-                nv = row.get(c, 0) - factor * v
-                if nv == 0:
-                    row.pop(c, None)
-                else:
-                    row[c] = nv
-            row.pop(col, None)
-            B[r] = [b - factor * p for b, p in zip(B[r], pb)]
+        _eliminate(A, B, chosen, col, lambda: _check_deadline(deadline, col, ncols))
     for r in free:
         for b in B[r]:
             if b != 0 and not _is_zero_or_unknown(b):
@@ -292,20 +299,7 @@ def solve_by_determinant(rows: Sequence[dict], rhs: Sequence[Sequence], ncols: i
             chosen = min(numeric, key=lambda r: (len(A[r]), r))
             free.discard(chosen)
             pivots[col] = chosen
-            prow, pb, piv = A[chosen], B[chosen], A[chosen][col]
-            for r in range(n):
-                if r == chosen or col not in A[r]:
-                    continue
-                factor = A[r][col] / piv
-                row = A[r]
-                for c, v in prow.items():
-                    nv = row.get(c, 0) - factor * v
-                    if nv == 0:
-                        row.pop(c, None)
-                    else:
-                        row[c] = nv
-                row.pop(col, None)
-                B[r] = [b - factor * p for b, p in zip(B[r], pb)]
+            _eliminate(A, B, chosen, col)
             progress = True
     block = [c for c in range(ncols) if c not in pivots]
     block_rows = sorted(free)
