@@ -72,7 +72,7 @@ from __future__ import annotations
 import inspect
 import re
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Sequence
 
 import sympy
 from sympy.core.function import UndefinedFunction
