@@ -362,8 +362,23 @@ class NonFiniteStateWarning(GeomcheckError, RuntimeWarning):
         self.coordinates = [list(c) for c in coordinates]
 
 
-__all__ += ["MissingDependencyError"]
+__all__ += ["MissingDependencyError"]   # import_optional is a helper, not an error
 
 
 class MissingDependencyError(GeomcheckError, ImportError):
     """An optional dependency is not installed (the message names the package and the extra)."""
+
+
+def import_optional(module: str, extra: str, purpose: str):
+    """Import an optional dependency, or raise :class:`MissingDependencyError` naming the extra.
+
+    >>> import_optional("math", "none", "arithmetic").sqrt(4.0)
+    2.0
+    """
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingDependencyError(f"{purpose} needs {module}, which is optional: install it with"
+                                     f" pip install 'geomcheck[{extra}]'") from exc

@@ -21,7 +21,7 @@ import shutil
 import tempfile
 import time
 
-from .errors import InvalidArgumentError, MissingDependencyError
+from .errors import InvalidArgumentError, import_optional
 from .provenance import check_workers
 from .report_model import VERDICT_WORDS, CatalogEntry, StructureEntry
 
@@ -29,7 +29,7 @@ from .report_model import VERDICT_WORDS, CatalogEntry, StructureEntry
 SCHEDULER_TIMEOUT = "20s"
 
 __all__ = ["Job", "catalog_jobs", "structure_jobs", "case_jobs", "run_jobs", "dask_client", "certify_scheme",
-           "derive_structure", "run_case"]
+           "derive_structure", "run_case", "install_figures"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,6 +91,10 @@ def install_figures(case, figures: dict, directory: str):
     """Write a case study's figures into ``directory``; the result with the paths there."""
     paths = []
     for name, data in figures.items():
+        # the names come from a worker, maybe another machine: a plain file name in ``directory``
+        if not isinstance(name, str) or name in ("", ".", "..") or os.path.basename(name) != name \
+                or (os.altsep and os.altsep in name):
+            raise InvalidArgumentError(f"a worker sent back a figure named {name!r}; expected a plain file name")
         path = os.path.join(directory, name)
         with open(path, "wb") as f:
             f.write(data)
@@ -123,12 +127,7 @@ def case_jobs(profile: str) -> list:
 
 
 def _dask():
-    try:
-        import dask.distributed as dd
-    except ImportError as exc:
-        raise MissingDependencyError("running on Dask workers needs dask.distributed, which is optional: install it"
-                                     " with pip install 'geomcheck[distributed]'") from exc
-    return dd
+    return import_optional("dask.distributed", "distributed", "running on Dask workers")
 
 
 @contextlib.contextmanager

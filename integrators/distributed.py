@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from geomcheck.errors import InvalidArgumentError, MissingDependencyError
+from geomcheck.errors import InvalidArgumentError, import_optional
 from geomcheck.provenance import check_workers
 
 from .compiled import install_library, ship_library
@@ -54,13 +54,7 @@ __all__ = ["integrate_distributed", "sweep"]
 
 
 def _dask():
-    try:
-        import dask.distributed as dd
-    except ImportError as exc:
-        raise MissingDependencyError("scaling out needs dask.distributed, which is optional: install it with"
-                                     " pip install 'geomcheck[distributed]' (or pip install 'dask[distributed]')"
-                                     ) from exc
-    return dd
+    return import_optional("dask.distributed", "distributed", "scaling out")
 
 
 def _check_client(client):

@@ -78,10 +78,6 @@ _METER: contextvars.ContextVar = contextvars.ContextVar("geomcheck_work_meter", 
 _BLOCK: contextvars.ContextVar = contextvars.ContextVar("geomcheck_work_block", default=None)
 
 
-def current_meter():
-    return _METER.get()
-
-
 @contextlib.contextmanager
 def metered(units=None):
     """Run one decision against ``units`` (or no limit of its own) and every enclosing budget."""
@@ -115,19 +111,32 @@ def work_budget(units: int | None) -> Iterator[WorkMeter | None]:
     ...     decide_zero(sympy.sin(x)**2 + sympy.cos(x)**2 - 1).is_zero
     True
     """
+    check_work_units(units)
     if units is None:
         yield None
         return
-    from ..errors import InvalidArgumentError
-
-    if isinstance(units, bool) or not isinstance(units, int) or units <= 0:
-        raise InvalidArgumentError(f"a work budget must be a positive int (work units), got {units!r}")
     meter = WorkMeter(units, _BLOCK.get())
     token = _BLOCK.set(meter)
     try:
         yield meter
     finally:
         _BLOCK.reset(token)
+
+
+def check_work_units(units) -> None:
+    """Refuse a work budget that is not None or a positive int."""
+    if units is not None and (isinstance(units, bool) or not isinstance(units, int) or units <= 0):
+        from ..errors import InvalidArgumentError
+
+        raise InvalidArgumentError(f"a work budget must be None or a positive int (work units), got {units!r}")
+
+
+def charge(units) -> None:
+    """Charge ``units`` of work to the current decision, without reading the clock (for the
+    up-front charge of a loop that checks the clock itself)."""
+    meter = _METER.get()
+    if meter is not None:
+        meter.charge(units)
 
 
 def check_deadline(deadline, units=1):

@@ -17,7 +17,7 @@ from ..domain import Domain, describe_pairs, shown_name
 from ..errors import DomainError, ExpressionError, ImplicitMapError, InvalidArgumentError
 from . import modular
 from .analyticity import analyse
-from .budget import Alarm, Interrupted, WorkExhausted, metered
+from .budget import Alarm, Interrupted, WorkExhausted, check_work_units, metered
 from .expansion import exact_stage
 from .implicit import NumericProblem, prepare_relations
 from .inputs import as_expr, as_relations, entries
@@ -220,11 +220,6 @@ MAX_DPS = 100_000
 MAX_POINTS = 10_000
 
 
-def _check_work(work):
-    if work is not None and (isinstance(work, bool) or not isinstance(work, int) or work <= 0):
-        raise InvalidArgumentError(f"work must be None or a positive int (work units), got {work!r}")
-
-
 def _ran_out(exc, budget) -> str:
     if isinstance(exc, WorkExhausted):
         return f"the work budget of {exc.meter.limit} units ran out"
@@ -362,7 +357,7 @@ def decide_zero(expr: sympy.Expr | float, *, budget: float = 10.0, dps: int = 50
     True
     """
     _check_parameters(budget, dps, points, seed)
-    _check_work(work)
+    check_work_units(work)
     e = as_expr(expr)
     return _decide_cached([(None, e)], True, float(budget), dps, points, as_relations(relations), seed,
                           _as_domain(domain), work)
@@ -402,7 +397,7 @@ def decide_all_zero(exprs: Mapping[Any, sympy.Expr | float] | Sequence[sympy.Exp
     (False, 'b')
     """
     _check_parameters(budget, dps, points, seed)
-    _check_work(work)
+    check_work_units(work)
     items = [(k, as_expr(v, f"entry {k!r}")) for k, v in entries(exprs)]
     return _decide_cached(items, False, float(budget), dps, points, as_relations(relations), seed, _as_domain(domain),
                           work)
@@ -1196,7 +1191,7 @@ def decide_jacobian_singular(relation: Relation, *, budget: float = 10.0, dps: i
     True
     """
     _check_parameters(budget, dps, points, seed)
-    _check_work(work)
+    check_work_units(work)
     if not isinstance(relation, Relation):
         raise ExpressionError(f"decide_jacobian_singular expects a Relation, got {type(relation).__name__}")
     domain = _as_domain(domain)

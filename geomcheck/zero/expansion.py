@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from .budget import check_deadline
+from .budget import charge, check_deadline
 from .program import ADD, MUL, NUM, POWI, POWR, mpf_tuple_ratio
 
 #: an intermediate polynomial of the exact stage with more terms than this aborts it.
@@ -28,8 +28,7 @@ def _pmul(a, b, deadline):
         a, b = b, a
     if len(a) * len(b) > 50 * EXACT_MAX_TERMS:
         raise TooBig(f"a product of polynomials with {len(a)} and {len(b)} terms")
-    # work units: one per product of two terms, charged up front
-    check_deadline(deadline, len(a) * len(b))
+    charge(len(a) * len(b))   # work units: one per product of two terms, up front
     out = {}
     get = out.get
     bitems = list(b.items())
@@ -99,8 +98,7 @@ def _rf_sum(terms, deadline):
     for N, c, D in terms:
         if D is None and c != 1:
             L = L * c // math.gcd(L, c)
-    # work units: one per summand's term, charged up front
-    check_deadline(deadline, sum(len(N) for N, _c, D in terms if D is None))
+    charge(sum(len(N) for N, _c, D in terms if D is None))   # work units: one per summand's term
     acc = {}
     rest = []
     for n, (N, c, D) in enumerate(terms):

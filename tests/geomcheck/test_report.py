@@ -500,3 +500,14 @@ def test_bad_distributed_options_are_refused_before_any_work(tmp_path, monkeypat
     assert main(["report", "--out", str(out), "--scheduler", "tcp://127.0.0.1:9"]) == 2
     assert "no Dask scheduler answered at tcp://127.0.0.1:9" in capsys.readouterr().err
     assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["../escape.png", "..", "", "sub/f.png", "/abs.png"])
+def test_a_figure_name_from_a_worker_cannot_leave_the_figures_directory(name, tmp_path):
+    from casestudies._core import CaseResult
+
+    case = CaseResult("fake", "A fake case", "nobody 2020", "quick", None)
+    (tmp_path / "figures").mkdir()
+    with pytest.raises(report.InvalidArgumentError, match="plain file name"):
+        report_jobs.install_figures(case, {name: b"x"}, str(tmp_path / "figures"))
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["figures"]
