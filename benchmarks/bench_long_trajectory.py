@@ -5,7 +5,7 @@ with the paper's parameters, N_x = 51, n_b = 10; 104 coordinates) seen by the in
 ``ForcedHamiltonianSystem.from_coupled``; Stormer-Verlet, dt = 5e-4, T = 500 (10^6 steps;
 --quick: 10^4), the state saved every 1000 steps.  Side by side in the same run:
 
-(a) compiled   ``integrators.compiled.integrate_compiled``: the scheme's symbolic step map
+(a) compiled   ``integrators.integrate.integrate_compiled``: the scheme's symbolic step map
                (the one certified) printed as C, compiled with cc -O2, the whole loop in C
 (b) hand C     a minimal hand-written C Stormer-Verlet for the same system: the force as a
                sparse matrix-vector product (CSR, 255 nonzeros read off the linear vector
@@ -171,6 +171,7 @@ def main(argv=None):
 
     import integrators as ig
     from integrators import compiled
+    from integrators.integrate import integrate_compiled
     from integrators.linear import propagate, step_matrix
 
     t0 = time.perf_counter()
@@ -184,9 +185,9 @@ def main(argv=None):
 
     # (a) compiled path: compile once outside the timing (a cached library is reused)
     t0 = time.perf_counter()
-    first = compiled.integrate_compiled(system, "stormer-verlet", y0, DT, 10, save_every=10)
+    first = integrate_compiled(system, "stormer-verlet", y0, DT, 10, save_every=10)
     t_setup = time.perf_counter() - t0
-    run_a = lambda: compiled.integrate_compiled(system, "stormer-verlet", y0, DT, steps,  # noqa: E731
+    run_a = lambda: integrate_compiled(system, "stormer-verlet", y0, DT, steps,  # noqa: E731
                                                 save_every=SAVE_EVERY, check_stability=False).y
     rows["compiled path (a)"] = best_of(run_a, repeats)
     if first.path == "compiled":
@@ -194,7 +195,7 @@ def main(argv=None):
 
         loop = compiled.compile_step(ig.scheme("stormer-verlet").step_map(system), [STEP_SYMBOL])
         rows["(a), the C loop alone"] = best_of(lambda: loop.run([DT], y0, steps, SAVE_EVERY), repeats)
-    run_checked = lambda: compiled.integrate_compiled(system, "stormer-verlet", y0, DT, steps,  # noqa: E731
+    run_checked = lambda: integrate_compiled(system, "stormer-verlet", y0, DT, steps,  # noqa: E731
                                                       save_every=SAVE_EVERY).y
     rows["(a) with the stability check"] = best_of(run_checked, 1)
     hand = None
@@ -206,7 +207,7 @@ def main(argv=None):
     rows["matrix propagate (c)"] = best_of(lambda: propagate(M, y0, steps, save_every=SAVE_EVERY), repeats)
     t_np, y_np = best_of(lambda: ig.integrate(system, "stormer-verlet", y0, dt=DT, steps=np_steps,
                                               save_every=np_steps, progress=False).y, 1)
-    y_a_np = compiled.integrate_compiled(system, "stormer-verlet", y0, DT, np_steps, save_every=np_steps).y
+    y_a_np = integrate_compiled(system, "stormer-verlet", y0, DT, np_steps, save_every=np_steps).y
 
     t_hand = rows["hand-written C (b)"][0] if "hand-written C (b)" in rows else None
     y_ref = rows["hand-written C (b)"][1] if "hand-written C (b)" in rows else None

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = ["names", "run", "describe", "CaseResult", "Check", "Finding", "FINDING_KINDS", "UnknownCaseError"]
 
-from geomcheck.errors import GeomcheckError, InvalidArgumentError
+from geomcheck.errors import InvalidArgumentError, UnknownCaseError
 
 #: registry name -> module (in report order); a name is listed once its module exists
 _PLANNED = {
@@ -43,10 +43,6 @@ def _existing():
 
 
 _MODULES: dict = _existing()
-
-
-class UnknownCaseError(GeomcheckError, ValueError):
-    """A case-study name that is not in the registry (the message lists the known ones)."""
 
 
 def names() -> list:
@@ -86,7 +82,7 @@ def run(name: str, profile: Literal["quick", "paper"] = "quick", out: str | os.P
     if profile not in PROFILES:
         raise InvalidArgumentError(f"unknown profile {profile!r}; expected one of: {', '.join(PROFILES)}")
     if out is not None:
-        from geomcheck._files import directory_problem
+        from geomcheck.files import directory_problem
 
         problem = directory_problem(out)
         if problem:   # before any work: a run takes seconds to minutes

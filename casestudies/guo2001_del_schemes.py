@@ -18,8 +18,7 @@ values at t_n, t_{n+1} and the stages are independent coordinates) and shows
 so the DEL condition ``dE = 0`` (true on solutions, where the coefficients of E vanish) is the
 preservation of ``omega``.  :mod:`geomcheck.structures.del_forms` builds E and the two-forms; here,
 for ``H = p^2/2 - cos q`` (and for a generic ``H(q, p)``), each identity and each preserved two-form
-is certified, and the very step maps that are certified are lowered by :func:`integrators.lower.lower`
-and run:
+is certified, and the very step maps that are certified run through :func:`integrators.run_map`:
 
 =============================================  ======  =========================================
 scheme (the paper's equations)                 order   preserved two-form
@@ -83,15 +82,20 @@ import numpy as np
 import sympy
 
 import geomcheck as gc
+import integrators as ig
 from geomcheck.structures import (certify_del_condition, certify_del_identity, certify_del_symplectic,
                                   certify_feng_kang_coboundary, certify_scheme_del, certify_scheme_map,
                                   discrete_lagrangian_forms, feng_kang_del, feng_kang_map, gauss2_del, midpoint_del,
                                   trapezoidal_del)
 
-from ._core import CaseResult, Finding, check_below, check_close, check_true
+from integrators.run_map import run_map
 
-__all__ = ["NAME", "TITLE", "SOURCE", "Parameters", "run", "pendulum_hamiltonian", "scheme_dels",
-           "step_jacobian_defects", "observed_orders", "same_map", "SCHEMES"]
+from ._core import CaseResult, Finding, check_below, check_close, check_true
+from .observing import expressions_on_states
+from .tangent import identity_rows, jacobians, tangent_lift
+
+__all__ = ["NAME", "TITLE", "SOURCE", "Parameters", "run", "certify", "simulations", "checks", "pendulum_hamiltonian",
+           "scheme_dels", "step_jacobian_defects", "observed_orders", "same_map", "SCHEMES"]
 
 NAME = "guo-del-schemes"
 TITLE = "DEL one-forms of the mid-point, Feng Kang, Gauss and trapezoidal schemes"
@@ -302,83 +306,53 @@ def _form_matrix(form, coords):
 def step_jacobian_defects(S, h, z0, steps, forms, dps=50):
     r"""Run ``S.step_map`` in mpmath and measure ``|(D Phi)^T W(Z) D Phi - W(z)|`` for each form.
 
-    ``D Phi`` is the exact Jacobian of ``steps`` steps: per step, the derivatives of the new values
-    by the implicit function theorem (``ImplicitMap.dependence``, symbolic) evaluated at the solved
-    step (new values and stages by the lowered map's own Newton solve, at ``dps`` digits).
+    ``D Phi`` is the exact Jacobian of ``steps`` steps: the step's tangent lift
+    (:func:`casestudies.tangent.tangent_lift`: per step, the derivatives of the new values by the
+    implicit function theorem, ``ImplicitMap.dependence``, symbolic, at the solved step) runs from
+    the unit vectors through :func:`integrators.run_map` at ``dps`` digits.
 
     Returns ``{label: worst max-norm defect}`` over the states of a batch ``z0`` (rows ``(q, p)``).
     """
-    from integrators.lower import lower
-    from integrators.newton import newton_mpmath
-
     phi = S.step_map
     coords = list(phi.source.coords)
     n = len(coords)
     hq = sympy.nsimplify(h)
-    L = lower(phi, backend="mpmath")
-    bound = L.bind({phi.step: hq}, dps=dps)
-    deps = phi.dependence.derivatives
-    exprs = [deps[u].get(j, sympy.S.Zero) for u in phi.new for j in range(n)]
-    # sympy's own mpmath printer here: integrators.lower prints x / (a*b)**2 wrongly (see the report)
-    jac = sympy.lambdify(coords + list(phi.unknowns) + [phi.step], exprs, modules="mpmath")
-    mats = {label: sympy.lambdify(coords + [phi.step], [c for row in _form_matrix(w, coords) for c in row],
-                                  modules="mpmath")
-            for label, w in forms.items()}
+    sol = run_map(tangent_lift(phi, n), identity_rows(_mpf_rows(z0, dps)), dt=hq, steps=steps, save_every=steps,
+                  backend="mpmath", dps=dps)
+    start, end = sol.y[0], sol.y[-1]
+    totals = jacobians(end, n)
+    entries = {label: [c for row in _form_matrix(w, coords) for c in row] for label, w in forms.items()}
+    W = {label: expressions_on_states(e, coords, [phi.step], [hq], backend="mpmath", dps=dps,
+                                      what=f"the matrix of {label}")
+         for label, e in entries.items()}
     worst = {label: mpmath.mpf(0) for label in forms}
     with mpmath.workdps(dps):
-        hv = mpmath.mpf(hq.p) / hq.q
-
-        def matrix(label, z):
-            vals = mats[label](*z, hv)
-            return mpmath.matrix([[mpmath.mpf(vals[i * n + j]) for j in range(n)] for i in range(n)])
-
-        for z in _mpf_rows(z0, dps):
-            start = list(z)
-            total = mpmath.eye(n)
-            for _ in range(steps):
-                u = newton_mpmath(L, bound.S, z, dps=dps)
-                new = L.update.kernel(bound.S["update"], *z, *u)
-                values = dict(zip(L.unknowns, u))
-                values.update(zip(phi.new, new))
-                d = jac(*z, *[values[v] for v in phi.unknowns], hv)
-                step_jac = mpmath.matrix([[mpmath.mpf(d[i * n + j]) for j in range(n)] for i in range(n)])
-                total = step_jac * total
-                z = [mpmath.mpf(c) for c in new]
+        for b in range(len(start)):
+            total = mpmath.matrix(totals[b].tolist())
             for label in forms:
-                defect = total.T * matrix(label, z) * total - matrix(label, start)
+                before = mpmath.matrix(W[label](start[b, :n]).reshape(n, n).tolist())
+                after = mpmath.matrix(W[label](end[b, :n]).reshape(n, n).tolist())
+                defect = total.T * after * total - before
                 worst[label] = max(worst[label], max(abs(defect[i, j]) for i in range(n) for j in range(n)))
     return worst
 
 
 def same_map(phi, psi, h, points, dps=50, seed=0):
     """Max difference of two step maps (on the same chart) at random states, in mpmath at ``dps`` digits."""
-    from integrators.lower import lower
-
     rng = np.random.default_rng(seed)
     Y = _mpf_rows(rng.uniform(-1.5, 1.5, size=(points, phi.source.dim)), dps)
     hq = sympy.nsimplify(h)
+    # one step of each map from the same states: a comparison of two maps, not a run of either
+    a, b = (run_map(m, Y, dt=hq, steps=1, save_every=1, backend="mpmath", dps=dps).y[-1] for m in (phi, psi))
     with mpmath.workdps(dps):
-        a = lower(phi, backend="mpmath").bind({phi.step: hq}, dps=dps).step_array(Y)
-        b = lower(psi, backend="mpmath").bind({psi.step: hq}, dps=dps).step_array(Y)
         return max(abs(a[i, j] - b[i, j]) for i in range(points) for j in range(phi.source.dim))
 
 
 def _run_numpy(phi, y0, h, steps, save_every=1):
-    from integrators.lower import lower
-
-    step = lower(phi).bind({phi.step: h})
-    Y = np.array(y0, dtype=float)
-    out = [Y.copy()]
-    for k in range(1, steps + 1):
-        Y = step.step_array(Y)
-        if k % save_every == 0 or k == steps:
-            out.append(Y.copy())
-    return np.array(out)
+    return run_map(phi, y0, dt=h, steps=steps, save_every=save_every).y
 
 
 def _reference(H, q, p, y0, T, h):
-    import integrators as ig
-
     steps = int(round(T / h))
     sol = ig.integrate(ig.HamiltonianSystem(H, q, p), "gauss-legendre-8", np.array(y0, dtype=float), dt=h,
                        steps=steps, save_every=steps)
@@ -431,22 +405,24 @@ def _figures(p, energy, order_data, out):
 # --------------------------------------------------------------------------- the run
 
 
-def run(profile="quick", out=".") -> CaseResult:
-    """Certify the DEL identities and the preserved forms; run the four schemes; see the module docstring."""
-    t_start = time.perf_counter()
-    prm = Parameters.paper() if profile == "paper" else Parameters.quick()
-    res = CaseResult(NAME, TITLE, SOURCE, profile, prm)
+def certify(prm: Parameters, dels: dict) -> tuple:
+    """The symbolic results: ``(certificates, derivations, checks)``.
+
+    The discrete Lagrangian formalism of Section 3 (eqs. (22), (26)-(27), (31), (35), (36), (38)),
+    each scheme's DEL condition, preserved form and order (``dels``: :func:`scheme_dels` of the
+    pendulum), Feng Kang's coboundary and the printed sign of eq. (48), the trapezoidal rule's form.
+    """
     H, q, p, h = pendulum_hamiltonian()
-    dels = scheme_dels(H)
     generic = scheme_dels(None)
+    certificates, derivations, checks = [], [], []
 
     # Section 3: the discrete Lagrangian of the separable mid-point scheme (eqs. (35), (36), (38))
     V = sympy.Function("V")
     F = discrete_lagrangian_forms(lambda x, v: v**2 / 2 - V(x + h * v / 2), step=h, difference=True)
-    res.certificates.append(("separable mid-point, L_D = q_t^2/2 - V(q + h q_t/2): dL = E + Delta_t theta"
-                             " (eq. (22))", certify_del_identity(F)))
-    res.certificates.append(("separable mid-point: Delta_t omega = -dE on function space (eqs. (26)-(27),"
-                             " (35), (36), (38))", certify_del_condition(F)))
+    certificates.append(("separable mid-point, L_D = q_t^2/2 - V(q + h q_t/2): dL = E + Delta_t theta"
+                         " (eq. (22))", certify_del_identity(F)))
+    certificates.append(("separable mid-point: Delta_t omega = -dE on function space (eqs. (26)-(27),"
+                         " (35), (36), (38))", certify_del_condition(F)))
 
     # Section 3, eq. (31): the scheme of the backward difference q_tbar = (q^(k) - q^(k-1))/h "is also
     # symplectic": L_D(q^(k), q_tbar^(k)) summed over k is the discrete Lagrangian L_d(x, y) = L_D(y, (y - x)/h)
@@ -456,13 +432,13 @@ def run(profile="quick", out=".") -> CaseResult:
                     lambda x, y: ((y - x) / h)**2 / 2 + sympy.cos(y), step=h)}
     preserved = []
     for label, B in backward.items():
-        res.certificates.append((f"backward difference (eq. (31)), {label}: dL = E + Delta_t theta (eq. (22))",
-                                 certify_del_identity(B)))
-        res.certificates.append((f"backward difference (eq. (31)), {label}: Delta_t omega = -dE on function space"
-                                 " (eqs. (26)-(27))", certify_del_condition(B)))
+        certificates.append((f"backward difference (eq. (31)), {label}: dL = E + Delta_t theta (eq. (22))",
+                             certify_del_identity(B)))
+        certificates.append((f"backward difference (eq. (31)), {label}: Delta_t omega = -dE on function space"
+                             " (eqs. (26)-(27))", certify_del_condition(B)))
         preserved.append(certify_del_symplectic(B))
-        res.derivations.append(preserved[-1].derivation)
-    res.checks.append(check_true(
+        derivations.append(preserved[-1].derivation)
+    checks.append(check_true(
         "eq. (31): the backward-difference scheme is symplectic: its DEL map (q^(k-1), q^(k)) -> (q^(k), q^(k+1))"
         " preserves the discrete symplectic form omega^(k) (pullback certificates, generic L and the pendulum)",
         "; ".join(f"{label}: {c.verdict()}" for label, c in zip(backward, preserved)), "holds True (both)",
@@ -475,92 +451,116 @@ def run(profile="quick", out=".") -> CaseResult:
     X = gc.hamiltonian_vector_field(H, dqdp)
     for (name, (_, eqs, _)), k in zip(SCHEMES.items(), prm.orders):
         S, G = dels[name], generic[name]
-        res.certificates.append((f"{name} ({eqs}), generic H(q, p): dE = omega^(n+1) - omega^(n) on function space",
-                                 certify_scheme_del(G)))
-        res.certificates.append((f"{name}, pendulum: dE = omega^(n+1) - omega^(n) on function space",
-                                 certify_scheme_del(S)))
-        res.certificates.append((f"{name}, pendulum: the step map preserves {S.preserved_form}",
-                                 certify_scheme_map(S)))
-        res.certificates.append((f"{name}, pendulum: order {k}", gc.certify_order(S.step_map, X, h, k)))
-        res.derivations.append(G.derivation)
-    res.certificates.append(("Feng Kang: E_FK - E_mid = h^3/24 d alpha(zbar), generic H (eq. (52), with eq. (47)'s"
-                             " factor 1/h: h^2/24)", certify_feng_kang_coboundary(None, q, p, h)))
+        certificates.append((f"{name} ({eqs}), generic H(q, p): dE = omega^(n+1) - omega^(n) on function space",
+                             certify_scheme_del(G)))
+        certificates.append((f"{name}, pendulum: dE = omega^(n+1) - omega^(n) on function space",
+                             certify_scheme_del(S)))
+        certificates.append((f"{name}, pendulum: the step map preserves {S.preserved_form}",
+                             certify_scheme_map(S)))
+        certificates.append((f"{name}, pendulum: order {k}", gc.certify_order(S.step_map, X, h, k)))
+        derivations.append(G.derivation)
+    certificates.append(("Feng Kang: E_FK - E_mid = h^3/24 d alpha(zbar), generic H (eq. (52), with eq. (47)'s"
+                         " factor 1/h: h^2/24)", certify_feng_kang_coboundary(None, q, p, h)))
     # eq. (48) as printed: Z = z + h J^-1 grad H(zbar) - h^3/24 J^-1 grad alpha(zbar), the mid-point rule for
     # eq. (49)'s Htilde; the sign of the h^3/24 term decides the order
     fk_orders = tuple(gc.map_order(feng_kang_map(H, q, p, h, sign=s), X, h) for s in (-1, 1))
-    res.checks.append(check_true(
+    checks.append(check_true(
         "eq. (48) as printed (- h^3/24 J^-1 grad alpha, as eq. (49)'s Htilde = H - h^2/24 alpha): order 4 on the"
         " pendulum; with + h^3/24 the order would be 2 (orders: printed, other sign)", fk_orders, "(4, 2)",
         fk_orders == (4, 2), "Sec. 4.3, eqs. (48)-(49)"))
     trap = dels["trapezoidal"]
     not_symplectic = gc.certify_symplectic(trap.step_map, dqdp)
-    res.derivations.append(not_symplectic.derivation)
-    res.checks.append(check_true(
+    derivations.append(not_symplectic.derivation)
+    checks.append(check_true(
         "trapezoidal rule does NOT preserve dq ^ dp (eqs. (59)-(73)): the certificate phi^* (dq ^ dp) == dq ^ dp"
         " is refuted by a counterexample -- holds False is the expected outcome", not_symplectic.verdict(),
         "holds False", not_symplectic.holds is False, "Sec. 5: 'not simply w = dp^T ^ dq'"))
     w_h = trap.preserved_form
     expected_w = (1 + h**2 / 4 * sympy.cos(q)) * dqdp
-    res.checks.append(check_true(
+    checks.append(check_true(
         "trapezoidal: the preserved form is w_h = (1 + h^2/4 V''(q)) dq ^ dp, i.e. the paper's"
         " -dp ^ (1 + h^2/4 V_qq) dq (eqs. (64)-(65), V = -cos q)",
         str(w_h), str(expected_w), (w_h - expected_w).is_zero(), "Sec. 5.1, eqs. (64)-(65), (72)-(73)"))
+    return certificates, derivations, checks
 
-    # the catalog's maps are the paper's maps
-    import integrators as ig
 
+def simulations(prm: Parameters, dels: dict) -> dict:
+    """The runs of the four schemes (``dels``: :func:`scheme_dels` of the pendulum) on the pendulum.
+
+    Returns ``{"catalog": {name: max difference of one step from the catalog's map},
+    "defects": {name: {form: Jacobian defect}}, "orders": {name: (errors, orders)},
+    "energy": {name: (saved times, |H(z_n) - H(z_0)|)}}``.
+    """
+    H, q, p, h = pendulum_hamiltonian()
     system = ig.HamiltonianSystem(H, q, p)
-    for name, (_, _, cat) in SCHEMES.items():
-        if cat is None:
-            continue
-        diff = same_map(dels[name].step_map, ig.scheme(cat).step_map(system), prm.h, prm.catalog_points, prm.dps)
-        res.checks.append(check_below(
-            f"the catalog's {cat} is the paper's {name} map (max difference of one step at"
-            f" {prm.catalog_points} random states, {prm.dps} digits)", diff, 10.0 ** (8 - prm.dps),
-            SCHEMES[name][1]))
+    catalog = {name: same_map(dels[name].step_map, ig.scheme(cat).step_map(system), prm.h, prm.catalog_points,
+                              prm.dps)
+               for name, (_, _, cat) in SCHEMES.items() if cat is not None}
 
     # the high-precision run: symplecticity defects of the exact step Jacobians
+    chart = dels["mid-point"].step_map.source
+    forms = {"dq^dp": chart.d(q) ^ chart.d(p), "w_h": dels["trapezoidal"].preserved_form}
     z0 = [[prm.q0, prm.p0], [0.5, 1.0]]
-    forms = {"dq^dp": dqdp, "w_h": w_h}
-    tol = 10.0 ** (10 - prm.dps)
-    defects = {}
-    for name, S in dels.items():
-        defects[name] = step_jacobian_defects(S, prm.h, z0, prm.mp_steps, forms, prm.dps)
-        preserved = "w_h" if name == "trapezoidal" else "dq^dp"
-        res.checks.append(check_below(
-            f"{name}: defect |(D Phi)^T W D Phi - W| of {prm.mp_steps} steps for the preserved {preserved}"
-            f" (exact Jacobian, mpmath {prm.dps} digits)", defects[name][preserved], tol, SCHEMES[name][1]))
-    trap_defect = defects["trapezoidal"]["dq^dp"]
-    res.checks.append(check_true(
-        f"trapezoidal: the defect for dq ^ dp is of size h^2 (not rounding): > h^2/100 = {prm.h**2 / 100:g}",
-        float(trap_defect), f"> {prm.h**2 / 100:g}", float(trap_defect) > prm.h**2 / 100, "Sec. 5"))
+    defects = {name: step_jacobian_defects(S, prm.h, z0, prm.mp_steps, forms, prm.dps) for name, S in dels.items()}
 
-    # orders
     y0 = np.array([[prm.q0, prm.p0]])
     ref = _reference(H, q, p, y0, prm.order_time, prm.order_steps[-1])   # Gauss-Legendre-8: error ~1e-14
-    order_data = {}
-    for (name, S), k in zip(dels.items(), prm.orders):
-        errors, orders = observed_orders(S, y0, prm.order_time, prm.order_steps, ref)
-        order_data[name] = errors
-        res.checks.append(check_close(
-            f"{name}: observed order at the two smallest steps (errors at t = {prm.order_time:g})", orders[-1], k,
-            0.1, SCHEMES[name][1]))
+    orders = {name: observed_orders(S, y0, prm.order_time, prm.order_steps, ref) for name, S in dels.items()}
 
-    # long run: energy errors
+    # long run: energy errors at the saved states
+    energy_at = expressions_on_states([H], [q, p], what="the energy")
     energy = {}
-    Hf = sympy.lambdify([q, p], H, "numpy")
     for name, S in dels.items():
         Y = _run_numpy(S.step_map, y0, prm.h, prm.steps, prm.save_every)[:, 0, :]
-        err = np.abs(Hf(Y[:, 0], Y[:, 1]) - Hf(prm.q0, prm.p0))
-        t = np.arange(len(err)) * prm.save_every * prm.h
+        E = energy_at(Y)[0]
+        t = np.arange(len(E)) * prm.save_every * prm.h
         t[-1] = prm.steps * prm.h
-        energy[name] = (t, err)
+        energy[name] = (t, np.abs(E - E[0]))
+    return {"catalog": catalog, "defects": defects, "orders": orders, "energy": energy}
+
+
+def checks(prm: Parameters, sims: dict) -> list:
+    """The verdicts on the runs of :func:`simulations`."""
+    out = []
+    for name, diff in sims["catalog"].items():
+        out.append(check_below(
+            f"the catalog's {SCHEMES[name][2]} is the paper's {name} map (max difference of one step at"
+            f" {prm.catalog_points} random states, {prm.dps} digits)", diff, 10.0 ** (8 - prm.dps),
+            SCHEMES[name][1]))
+    tol = 10.0 ** (10 - prm.dps)
+    for name, defect in sims["defects"].items():
+        preserved = "w_h" if name == "trapezoidal" else "dq^dp"
+        out.append(check_below(
+            f"{name}: defect |(D Phi)^T W D Phi - W| of {prm.mp_steps} steps for the preserved {preserved}"
+            f" (exact Jacobian, mpmath {prm.dps} digits)", defect[preserved], tol, SCHEMES[name][1]))
+    trap_defect = sims["defects"]["trapezoidal"]["dq^dp"]
+    out.append(check_true(
+        f"trapezoidal: the defect for dq ^ dp is of size h^2 (not rounding): > h^2/100 = {prm.h**2 / 100:g}",
+        float(trap_defect), f"> {prm.h**2 / 100:g}", float(trap_defect) > prm.h**2 / 100, "Sec. 5"))
+    for (name, (_, orders)), k in zip(sims["orders"].items(), prm.orders):
+        out.append(check_close(
+            f"{name}: observed order at the two smallest steps (errors at t = {prm.order_time:g})", orders[-1], k,
+            0.1, SCHEMES[name][1]))
+    for name, (_, err) in sims["energy"].items():
         half = len(err) // 2
-        res.checks.append(check_below(
+        out.append(check_below(
             f"{name}: energy error bounded over t <= {prm.steps * prm.h:g} (max over the second half / max over"
             " the first half)", err[half:].max() / err[1:half].max(), 1.5, SCHEMES[name][1]))
+    return out
 
-    res.figures = _figures(prm, energy, order_data, out)
+
+def run(profile="quick", out=".") -> CaseResult:
+    """Certify the DEL identities and the preserved forms; run the four schemes; see the module docstring."""
+    t_start = time.perf_counter()
+    prm = Parameters.paper() if profile == "paper" else Parameters.quick()
+    res = CaseResult(NAME, TITLE, SOURCE, profile, prm)
+    H, _, _, _ = pendulum_hamiltonian()
+    dels = scheme_dels(H)
+    res.certificates, res.derivations, symbolic_checks = certify(prm, dels)
+    sims = simulations(prm, dels)
+    res.checks = symbolic_checks + checks(prm, sims)
+    order_errors = {name: errors for name, (errors, _) in sims["orders"].items()}
+    res.figures = _figures(prm, sims["energy"], order_errors, out)
     res.findings = list(FINDINGS)
     res.notes = [
         "The paper has no numerical experiment; the pendulum runs and their parameters are ours.",
@@ -572,11 +572,10 @@ def run(profile="quick", out=".") -> CaseResult:
         "Trapezoidal: the paper's w_h = dp ^ (1 + h^2/4 V_qq) dq equals -(1 + h^2/4 V_qq) dq ^ dp: the same"
         " preserved form up to orientation.",
         "Observed orders: " + "; ".join(f"{n}: errors {', '.join(f'{e:.2e}' for e in v)}"
-                                        for n, v in order_data.items()),
-        "Energy errors (max): " + ", ".join(f"{n} {e.max():.2e}" for n, (_, e) in energy.items()),
+                                        for n, v in order_errors.items()),
+        "Energy errors (max): " + ", ".join(f"{n} {e.max():.2e}" for n, (_, e) in sims["energy"].items()),
         "Jacobian defects (mpmath): " + "; ".join(
-            f"{n}: dq^dp {float(d['dq^dp']):.1e}, w_h {float(d['w_h']):.1e}" for n, d in defects.items()),
+            f"{n}: dq^dp {float(d['dq^dp']):.1e}, w_h {float(d['w_h']):.1e}" for n, d in sims["defects"].items()),
     ]
     res.seconds = time.perf_counter() - t_start
     return res
-

@@ -69,22 +69,24 @@ from geomcheck.structures import (
     mass_spring_beam_system,
 )
 
+from integrators.linear import lower_linear_scheme
+
 from ._core import CaseResult, Finding, check_below, check_true
 from .komatsu2020_wave_beam import EQUATIONS as _FIRST_EXAMPLE
 from .komatsu2020_wave_beam import (
     EPS,
     ROUNDINGS,
-    _lowering_derivation,
-    _columns,
-    _q,
-    _vectorized,
+    exact_rational,
     gaussian_state,
     high_precision_identity,
+    linear_lowering_derivation,
     rounding_ratios,
     simulate,
 )
+from .observing import expressions_on_states
 
-__all__ = ["NAME", "TITLE", "SOURCE", "Parameters", "run", "mass_spring_beam_scheme", "roughness",
+__all__ = ["NAME", "TITLE", "SOURCE", "Parameters", "run", "simulations", "certify", "checks",
+           "mass_spring_beam_scheme", "roughness",
            "printed_eq101_energy", "FINDINGS", "EQUATIONS"]
 
 NAME = "komatsu-mass-spring-beam"
@@ -189,8 +191,8 @@ class Parameters:
 
 def mass_spring_beam_scheme(p: Parameters, force=None):
     """The coupled system of eqs. (96)-(97) and its AVF scheme (eq. (100))."""
-    s = mass_spring_beam_system(p.intervals, m1=_q(p.m1), m2=_q(p.m2), rho=_q(p.rho), k=_q(p.k),
-                                contact=_q(p.contact), length=_q(p.length))
+    s = mass_spring_beam_system(p.intervals, m1=exact_rational(p.m1), m2=exact_rational(p.m2), rho=exact_rational(p.rho), k=exact_rational(p.k),
+                                contact=exact_rational(p.contact), length=exact_rational(p.length))
     return discrete_gradient_scheme(s, avf_gradient, step=sympy.Symbol("h"), force=force)
 
 
@@ -233,7 +235,7 @@ def printed_eq101_energy(scheme, traj, second="+"):
     if second == "-":
         W = W[1:]                                             # n = 1 .. steps-1
         W[:, n1 + 1] = forward[:-1, 1]                        # (u2^n - u2^(n-1))/dt
-    return _columns(_vectorized(S.energy(), S.chart.coords), W)
+    return expressions_on_states([S.energy()], S.chart.coords, what="the energy")(W)[0]
 
 
 def _figures(p, sch, tr, out):
@@ -284,57 +286,80 @@ def _figures(p, sch, tr, out):
     return paths
 
 
+def simulations(p: Parameters) -> dict:
+    """The runs: ``"scheme"`` and ``"run"`` (its Trajectory) on the grid of ``p``, ``"high precision"`` (the
+    50-digit identity on ``p.hp_intervals``, :func:`~casestudies.komatsu2020_wave_beam.high_precision_identity`)."""
+    sch = mass_spring_beam_scheme(p)
+    q = dataclasses.replace(p, intervals=p.hp_intervals)
+    sh = mass_spring_beam_scheme(q)
+    return {"scheme": sch, "run": simulate(sch, initial_state(sch, p), p.dt, p.steps),
+            "high precision": high_precision_identity(sh, lambda d: initial_state(sh, q, d), p.dt, p.hp_steps,
+                                                      p.hp_digits)}
+
+
+def certify(p: Parameters, sch) -> tuple:
+    """Theorems 5 and 6 and the printed D4 on the scheme that runs: ``(certificates, derivations)``."""
+    S = sch.system
+    N = p.intervals
+    B = S.second
+    certificates = [
+        (f"Theorem 5 (semi-discrete energy balance), mass-spring + beam, N = {N}", certify_energy_balance(S)),
+        (f"Theorem 6 (discrete energy identity of the AVF scheme), mass-spring + beam, N = {N}",
+         certify_discrete_energy_balance(sch)),
+        (f"grad V3 = D4 u3 with D4 as printed (eq. (93), corner 5), N = {N}",
+         certify_gradient_operator(B, fourth_difference_matrix(B.n, B.spacing), 1)),
+    ]
+    lowered = lower_linear_scheme(sch.equations, sch.current, sch.new, {sch.step: exact_rational(p.dt)})
+    return certificates, [S.force.derivation,
+                          linear_lowering_derivation(sch, p.dt, lowered, "(u_1, v_1, u_3, v_3)", "(100)")]
+
+
+def _roughnesses(p: Parameters, tr) -> tuple:
+    u12 = tr.block(0, "u")
+    return roughness(u12[:, 0], p.dt), roughness(u12[:, 1], p.dt)
+
+
+def checks(p: Parameters, sims: dict) -> list:
+    """The verdicts on the runs of :func:`simulations`."""
+    src = "Section 5, second example"
+    tr = sims["run"]
+    identity, drift, mismatch = rounding_ratios(tr)
+    u12 = tr.block(0, "u")
+    r1, r2 = _roughnesses(p, tr)
+    return [
+        check_below("energy conserved to rounding: max_n |E^n - E^0| in units of the rounding budget "
+                    f"({ROUNDINGS} eps x the energy's rounding scale, summed over the steps)", drift, 1.0,
+                    f"{src}, Fig. 10"),
+        check_below("per step, E^(n+1) = E^n (Theorem 6, no dissipation) in units of the rounding budget", identity,
+                    1.0, "Theorem 6; Fig. 10"),
+        check_below("the contact velocities (mass u1 and beam at x0) stay equal: max |c^n - c^0| in units of the"
+                    " rounding budget", mismatch, 1.0, "Theorem 6, eq. (81)"),
+        check_below(f"the free mass u2 moves far more smoothly than u1 (the spring is a shock absorber): roughness ratio "
+                    f"R(u2)/R(u1) (R = total variation of the acceleration over the range; R(u1) = {r1:.4g}, "
+                    f"R(u2) = {r2:.4g}); at most 1/{p.smoother_by:g}", r2 / r1, 1 / p.smoother_by, f"{src}, Fig. 8"),
+        check_true("the masses, at rest at t = 0, are excited through the contact",
+                   f"max |u1| = {np.max(np.abs(u12[:, 0])):.3g}", "> 0",
+                   bool(np.max(np.abs(u12[:, 0])) > 0 and np.max(np.abs(u12[:, 1])) > 0), f"{src}, Fig. 8"),
+        check_below(f"{p.hp_digits} digits (mpmath), N = {p.hp_intervals}, {p.hp_steps} steps: max |E^(n+1) - E^n| /"
+                    " E^0", sims["high precision"], 1e-45, "Theorem 6 (exact identity)"),
+    ]
+
+
 def run(profile="quick", out=".", parameters=None) -> CaseResult:
     """Reproduce the second example of Section 5; see the module docstring."""
     t0 = time.perf_counter()
     p = parameters if parameters is not None else (Parameters.paper() if profile == "paper" else Parameters.quick())
     p.validate()
     res = CaseResult(NAME, TITLE, SOURCE, profile, p)
-    src = "Section 5, second example"
-    sch = mass_spring_beam_scheme(p)
-    S = sch.system
-    tr = simulate(sch, initial_state(sch, p), p.dt, p.steps)
-    identity, drift, mismatch = rounding_ratios(tr)
-    res.checks.append(check_below(
-        "energy conserved to rounding: max_n |E^n - E^0| in units of the rounding budget "
-        f"({ROUNDINGS} eps x the energy's rounding scale, summed over the steps)", drift, 1.0, f"{src}, Fig. 10"))
-    res.checks.append(check_below(
-        "per step, E^(n+1) = E^n (Theorem 6, no dissipation) in units of the rounding budget", identity, 1.0,
-        "Theorem 6; Fig. 10"))
-    res.checks.append(check_below(
-        "the contact velocities (mass u1 and beam at x0) stay equal: max |c^n - c^0| in units of the rounding budget",
-        mismatch, 1.0, "Theorem 6, eq. (81)"))
-    u12 = tr.block(0, "u")
-    r1, r2 = roughness(u12[:, 0], p.dt), roughness(u12[:, 1], p.dt)
-    res.checks.append(check_below(
-        f"the free mass u2 moves far more smoothly than u1 (the spring is a shock absorber): roughness ratio "
-        f"R(u2)/R(u1) (R = total variation of the acceleration over the range; R(u1) = {r1:.4g}, "
-        f"R(u2) = {r2:.4g}); at most 1/{p.smoother_by:g}", r2 / r1, 1 / p.smoother_by, f"{src}, Fig. 8"))
-    res.checks.append(check_true(
-        "the masses, at rest at t = 0, are excited through the contact", f"max |u1| = {np.max(np.abs(u12[:, 0])):.3g}",
-        "> 0", bool(np.max(np.abs(u12[:, 0])) > 0 and np.max(np.abs(u12[:, 1])) > 0), f"{src}, Fig. 8"))
-    q = dataclasses.replace(p, intervals=p.hp_intervals)
-    sh = mass_spring_beam_scheme(q)
-    hp = high_precision_identity(sh, lambda d: initial_state(sh, q, d), p.dt, p.hp_steps, p.hp_digits)
-    res.checks.append(check_below(
-        f"{p.hp_digits} digits (mpmath), N = {p.hp_intervals}, {p.hp_steps} steps: max |E^(n+1) - E^n| / E^0",
-        hp, 1e-45, "Theorem 6 (exact identity)"))
-    N = p.intervals
-    res.certificates.append((f"Theorem 5 (semi-discrete energy balance), mass-spring + beam, N = {N}",
-                             certify_energy_balance(S)))
-    res.certificates.append((f"Theorem 6 (discrete energy identity of the AVF scheme), mass-spring + beam, N = {N}",
-                             certify_discrete_energy_balance(sch)))
-    B = S.second
-    res.certificates.append((f"grad V3 = D4 u3 with D4 as printed (eq. (93), corner 5), N = {N}",
-                             certify_gradient_operator(B, fourth_difference_matrix(B.n, B.spacing), 1)))
-    res.derivations.append(S.force.derivation)
-    from integrators.linear import lower_linear_scheme
-
-    lowered = lower_linear_scheme(sch.equations, sch.current, sch.new, {sch.step: _q(p.dt)})
-    res.derivations.append(_lowering_derivation(sch, p.dt, lowered, "(u_1, v_1, u_3, v_3)", "(100)"))
+    sims = simulations(p)
+    sch, tr = sims["scheme"], sims["run"]
+    res.checks = checks(p, sims)
+    res.certificates, res.derivations = certify(p, sch)
     res.findings = list(FINDINGS)
+    r1, r2 = _roughnesses(p, tr)
     E101 = printed_eq101_energy(sch, tr)
     E101m = printed_eq101_energy(sch, tr, "-")
+    N = p.intervals
     res.notes.append(
         f"N = {N} (dx = {p.length / N:g}), dt = {p.dt:g}, T = {p.t_end:g} ({p.steps} steps; T is not stated in the "
         f"paper); m1 = {p.m1:g}, m2 = {p.m2:g}, rho = {p.rho:g}, k = {p.k:g}, x0 = {p.contact:g}. "

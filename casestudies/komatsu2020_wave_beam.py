@@ -19,11 +19,13 @@ objects are
 2. run: the AVF gradient of a quadratic potential is linear, so the scheme's symbolic equations
    are linear in the new level; :func:`lower_linear_scheme` extracts their exact rational
    coefficients, ``A z^+ + B z = 0``, once, and the run factors ``A`` once and steps by a linear
-   solve (``tests/casestudies/test_komatsu2020_wave_beam.py::test_lowered_step_solves_the_symbolic_equations``
+   solve of the increment
+   (``tests/casestudies/test_komatsu2020_wave_beam.py::test_lowered_step_solves_the_symbolic_equations``
    holds the numeric step against the symbolic equations at random points);
-3. run at 50 digits: the same exact coefficients in ``mpmath`` (:meth:`LinearStep.mp_stepper`).
+3. run at 50 digits: the same exact coefficients stepped in ``mpmath``.
 
-Energies, the dissipation and the contact mismatch are the system's own expressions, lambdified.
+Energies, the dissipation and the contact mismatch are the system's own expressions, lowered as the
+steps are (:func:`casestudies.observing.expressions_on_states`).
 
 What the paper says and what the run checks
 -------------------------------------------
@@ -110,11 +112,14 @@ from geomcheck.structures import (
 from integrators.linear import LinearStep, lower_linear_scheme  # noqa: F401  (re-exported for the tests)
 
 from ._core import CaseResult, Finding, check_below, check_close, check_true
+from .observing import expressions_on_states
 
 __all__ = [
-    "NAME", "TITLE", "SOURCE", "Parameters", "run", "LinearStep", "lower_linear_scheme", "Trajectory",
+    "NAME", "TITLE", "SOURCE", "Parameters", "run", "simulations", "certify", "checks", "LinearStep",
+    "lower_linear_scheme", "Trajectory",
     "rounding_scale", "rounding_ratios", "initial_state", "gaussian_state", "high_precision_identity",
     "simulate", "wave_beam_scheme", "energy_partition", "max_norm_ratios", "FINDINGS", "EQUATIONS", "EPS",
+    "exact_rational", "linear_lowering_derivation",
 ]
 
 NAME = "komatsu-wave-beam"
@@ -306,8 +311,12 @@ class Parameters:
             raise InvalidArgumentError(f"damping = {self.damping!r}: a damping coefficient >= 0 was expected")
 
 
-def _q(x):
-    """A float parameter as the exact rational it prints as (0.2 -> 1/5)."""
+def exact_rational(x):
+    """A float parameter as the exact rational it prints as (0.2 -> 1/5).
+
+    >>> exact_rational(0.2), exact_rational(3)
+    (1/5, 3)
+    """
     return sympy.Rational(repr(float(x))) if not isinstance(x, (int, sympy.Rational)) else sympy.Rational(x)
 
 
@@ -343,54 +352,43 @@ class Trajectory:
             return np.diff(self.energy) + self.dt * self.dissipation
 
 
-def _vectorized(expr, symbols, modules="numpy"):
-    """``lambdify`` over plain argument names (the state's LaTeX-style names would be renamed one by one,
-    which is quadratic in their number)."""
-    plain = [sympy.Symbol(f"z{k}") for k in range(len(symbols))]
-    body = sympy.sympify(expr).xreplace(dict(zip(symbols, plain)))
-    return sympy.lambdify(plain, body, modules=modules, dummify=False)
-
-
 def _energy_functions(system):
-    coords = tuple(system.chart.coords)
-    return (_vectorized(system.first.energy(), coords), _vectorized(system.second.energy(), coords),
-            _vectorized(system.constraint, coords))
+    """``E_1``, ``E_2``, the contact mismatch ``c`` and the energy's rounding scale ``S`` on states ``(..., dim)``."""
+    return expressions_on_states([system.first.energy(), system.second.energy(), system.constraint,
+                                  rounding_scale(system.energy())], system.chart.coords,
+                                 what="the energies, the contact mismatch and the rounding scale")
 
 
-def _dissipation_function(scheme, dt):
-    """``D^n`` as a function of ``(z^n, z^{n+1})``."""
-    return _vectorized(_dissipation_expr(scheme, dt), tuple(scheme.current) + tuple(scheme.new))
-
-
-def _columns(f, Z):
-    with np.errstate(all="ignore"):            # a blown-up run gives inf/nan, judged by the checks
-        out = f(*Z.T)
-    return np.broadcast_to(np.asarray(out, dtype=float), (Z.shape[0],)).copy()
+def _dissipation_function(scheme, dt, backend="numpy", dps=None):
+    """``D^n`` of a step from its two ends: ``f(before, after)`` on states ``(..., dim)``."""
+    on_pairs = expressions_on_states([_dissipation_expr(scheme, dt)], tuple(scheme.current) + tuple(scheme.new),
+                                     backend=backend, dps=dps, what="the dissipation")
+    return lambda before, after: on_pairs(np.concatenate([before, after], axis=-1))[0]
 
 
 def simulate(scheme, z0, dt, steps) -> Trajectory:
-    """Run the lowered scheme from ``z0`` for ``steps`` steps of ``dt`` (double precision)."""
+    """Run the scheme's linear step from ``z0`` for ``steps`` steps of ``dt`` (double precision)."""
     h = scheme.step
-    lowered = lower_linear_scheme(scheme.equations, scheme.current, scheme.new, {h: _q(dt)})
+    lowered = lower_linear_scheme(scheme.equations, scheme.current, scheme.new, {h: exact_rational(dt)})
     step = lowered.float_stepper()
     Z = np.empty((steps + 1, lowered.dim))
     Z[0] = z0
+    # not integrators.run_map: its linear implicit step forms -A^-1 (A + B) once, and the rounding of that
+    # matrix parts the contact velocities by 0.7-1.5 of the rounding budget (quick profile); a solve of
+    # A d = -(A + B) z per step keeps them within 0.01 of it
     with np.errstate(all="ignore"):
         for n in range(steps):
             Z[n + 1] = step(Z[n])
-    e1, e2, c = _energy_functions(scheme.system)
-    E1, E2 = _columns(e1, Z), _columns(e2, Z)
-    D = _dissipation_function(scheme, _q(dt))
-    Dn = _columns(D, np.hstack([Z[:-1], Z[1:]])) if steps else np.zeros(0)
-    S = _columns(_vectorized(rounding_scale(scheme.system.energy()), scheme.system.chart.coords), Z)
-    return Trajectory(scheme.system, dt * np.arange(steps + 1), Z, E1 + E2, (E1, E2), Dn, _columns(c, Z), dt, S)
+    E1, E2, c, S = _energy_functions(scheme.system)(Z)
+    Dn = _dissipation_function(scheme, exact_rational(dt))(Z[:-1], Z[1:]) if steps else np.zeros(0)
+    return Trajectory(scheme.system, dt * np.arange(steps + 1), Z, E1 + E2, (E1, E2), Dn, c, dt, S)
 
 
 def wave_beam_scheme(p: Parameters, damping, force=None):
     """The coupled system of eqs. (87)-(90) and its AVF scheme (eq. (92)), with ``g1 = g2 = damping``."""
-    g = _q(damping)
-    s = wave_beam_system(p.intervals, damping=(g, g), contact=tuple(_q(x) for x in p.contact),
-                         length=(_q(p.length), _q(p.length)))
+    g = exact_rational(damping)
+    s = wave_beam_system(p.intervals, damping=(g, g), contact=tuple(exact_rational(x) for x in p.contact),
+                         length=(exact_rational(p.length), exact_rational(p.length)))
     return discrete_gradient_scheme(s, avf_gradient, step=sympy.Symbol("h"), force=force)
 
 
@@ -416,7 +414,7 @@ def gaussian_state(scheme, k, width, center, dps=None):
 
     z = [mpmath.mpf(0)] * len(scheme.current)
     for j in range(X.n):
-        z[off + j] = mpmath.exp(-mp(_q(width)) * (mp((j + 1) * dx) - mp(_q(center))) ** 2)
+        z[off + j] = mpmath.exp(-mp(exact_rational(width)) * (mp((j + 1) * dx) - mp(exact_rational(center))) ** 2)
     return z
 
 
@@ -516,21 +514,26 @@ def high_precision_identity(scheme, z0, dt, steps, dps=50):
     """
     import mpmath
 
-    h = _q(dt)
+    h = exact_rational(dt)
+    # not run_map: the scheme is linear, and its exact rational step matrix stepped at 50 digits is
+    # 8x faster than Newton on the ImplicitMap (the pipeline has no mpmath linear-implicit step yet)
     lowered = lower_linear_scheme(scheme.equations, scheme.current, scheme.new, {scheme.step: h})
     step = lowered.mp_stepper(dps)
-    E = _vectorized(scheme.system.energy(), scheme.system.chart.coords, "mpmath")
-    D = _vectorized(_dissipation_expr(scheme, h), tuple(scheme.current) + tuple(scheme.new), "mpmath")
     with mpmath.workdps(dps):
         z = mpmath.matrix(z0(dps))
-        E0 = E(*z)
-        worst = mpmath.mpf(0)
-        dtm = mpmath.mpf(int(h.p)) / int(h.q)
+        states = [list(z)]
         for _ in range(steps):
-            z1 = step(z)
-            worst = max(worst, abs(E(*z1) - E(*z) + dtm * D(*(list(z) + list(z1)))))
-            z = z1
-        return float(worst / abs(E0))
+            z = step(z)
+            states.append(list(z))
+    Z = np.empty((steps + 1, len(states[0])), dtype=object)
+    Z[:] = states
+    E = expressions_on_states([scheme.system.energy()], scheme.system.chart.coords, backend="mpmath", dps=dps,
+                              what="the energy")(Z)[0]
+    D = _dissipation_function(scheme, h, backend="mpmath", dps=dps)(Z[:-1], Z[1:])
+    with mpmath.workdps(dps):
+        dtm = mpmath.mpf(int(h.p)) / int(h.q)
+        worst = max([mpmath.mpf(0)] + [abs(E[n + 1] - E[n] + dtm * D[n]) for n in range(steps)])
+        return float(worst / abs(E[0]))
 
 
 # --------------------------------------------------------------------------- rounding scales
@@ -667,11 +670,13 @@ def _figures(p, runs, out):
     return paths
 
 
-def _lowering_derivation(sch, dt, lowered, state="(u_1, v_1, u_2, v_2)", equation="(92)"):
+def linear_lowering_derivation(sch, dt, lowered, state="(u_1, v_1, u_2, v_2)", equation="(92)"):
+    """The derivation of the lowering of ``sch`` (equation ``equation`` of the paper, the state ``state``)
+    to one linear solve per step at ``dt`` (``lowered``: :func:`lower_linear_scheme`'s LinearStep)."""
     D = Derivation(r"Lowering the scheme to one linear solve per step")
     D = D.add(r"The average-vector-field gradient of a quadratic potential is linear, so the scheme's "
               r"equations (eq. " + equation + r") are linear and homogeneous in the new and the current level. Their exact "
-              r"coefficients, at $\Delta t = " + sympy.latex(_q(dt)) + r"$, are read off once:",
+              r"coefficients, at $\Delta t = " + sympy.latex(exact_rational(dt)) + r"$, are read off once:",
               r"A\,z^{n+1} + B\,z^{n} &= 0,\qquad z = " + state + r" \in \mathbb{R}^{" + str(lowered.dim)
               + r"},\quad \#\{A_{ij} \ne 0\} = " + str(len(lowered.A)) + r",\ \#\{B_{ij} \ne 0\} = "
               + str(len(lowered.B)) + ".")
@@ -680,111 +685,143 @@ def _lowering_derivation(sch, dt, lowered, state="(u_1, v_1, u_2, v_2)", equatio
     return D.concluding(r"The run, the 50-digit run and the certificates use the same equations.")
 
 
+def simulations(p: Parameters) -> dict:
+    """The runs, undamped and damped: ``"runs"`` ``{label: (scheme, Trajectory)}`` on the grid of ``p`` and
+    ``"high precision"`` ``{label: 50-digit identity}`` (:func:`high_precision_identity`, ``p.hp_intervals``)."""
+    import dataclasses
+
+    runs, exact = {}, {}
+    for label, g in (("undamped", 0), ("damped", p.damping)):
+        sch = wave_beam_scheme(p, g)
+        runs[label] = (sch, simulate(sch, initial_state(sch, p), p.dt, p.steps))
+        q = dataclasses.replace(p, intervals=p.hp_intervals)
+        sh = wave_beam_scheme(q, g)
+        exact[label] = high_precision_identity(sh, lambda d, sh=sh, q=q: initial_state(sh, q, d), p.dt, p.hp_steps,
+                                               p.hp_digits)
+    return {"runs": runs, "high precision": exact}
+
+
+def certify(p: Parameters, sims: dict) -> tuple:
+    """Theorems 5 and 6 and the printed difference operators on the schemes that ran:
+    ``(certificates, derivations)``."""
+    certificates = []
+    N = p.intervals
+    for label, (sch, _) in sims["runs"].items():
+        certificates.append((f"Theorem 5 (semi-discrete energy balance), wave + beam, {label}, N = {N}",
+                             certify_energy_balance(sch.system)))
+        certificates.append((f"Theorem 6 (discrete energy identity of the AVF scheme), {label}, N = {N}",
+                             certify_discrete_energy_balance(sch)))
+    sch0 = sims["runs"]["undamped"][0]
+    W, B = sch0.system.first, sch0.system.second
+    certificates.append((f"grad V1 = -D2 u1 with D2 as printed (eq. (93)), N = {p.intervals}",
+                         certify_gradient_operator(W, second_difference_matrix(W.n, W.spacing), -1)))
+    certificates.append((f"grad V2 = D4 u2 with D4 as printed (eq. (93), corner 5), N = {p.intervals}",
+                         certify_gradient_operator(B, fourth_difference_matrix(B.n, B.spacing), 1)))
+    lowered = lower_linear_scheme(sch0.equations, sch0.current, sch0.new, {sch0.step: exact_rational(p.dt)})
+    return certificates, [sch0.system.force.derivation, linear_lowering_derivation(sch0, p.dt, lowered)]
+
+
+def checks(p: Parameters, sims: dict) -> list:
+    """The verdicts on the runs of :func:`simulations`."""
+    out = []
+    src = "Section 5, first example"
+    for label, (sch, tr) in sims["runs"].items():
+        identity, drift, mismatch = rounding_ratios(tr)
+        fig = "Fig. 4" if label == "undamped" else "Fig. 7"
+        if label == "undamped":
+            out.append(check_below(
+                "undamped: energy conserved to rounding: max_n |E^n - E^0| in units of the rounding budget "
+                f"({ROUNDINGS} eps x the energy's rounding scale, summed over the steps)", drift, 1.0, f"{src}, {fig}"))
+        else:
+            out.append(check_true(
+                "damped: the energy decreases at every step", int(np.sum(np.diff(tr.energy) >= 0)),
+                "0 steps with E^{n+1} >= E^n", bool(np.all(np.diff(tr.energy) < 0)), f"{src}, Fig. 7"))
+            out.append(check_below(
+                "damped: E^n - E^0 equals -dt sum D^k (the dissipation identity telescoped), in units of the "
+                "rounding budget", drift, 1.0, f"{src}, Fig. 7; Theorem 6"))
+        out.append(check_below(
+            f"{label}: per step, (E^(n+1) - E^n)/dt = -D^n (Theorem 6) in units of the rounding budget "
+            f"({ROUNDINGS} eps x (S^n + S^(n+1)))", identity, 1.0, f"Theorem 6, eq. (85); {fig}"))
+        out.append(check_below(
+            f"{label}: the contact-point velocities stay equal: max |c^n - c^0| in units of the rounding budget",
+            mismatch, 1.0, "Theorem 6, eq. (81); Section 5"))
+        r_wave, r_beam = max_norm_ratios(tr, p.length)
+        out.append(check_below(
+            f"{label}: bounded energy bounds the wave: max_n max_k |u1| / sqrt(L E^0 / 2) (discrete Poincare-Sobolev: "
+            "max |u| <= sqrt(L)/2 |d+ u|)", r_wave, 1.0, f"{src}, remark after Fig. 4"))
+        out.append(check_below(
+            f"{label}: bounded energy bounds the beam: max_n max_k |u2| / (L^(3/2)/4 sqrt(2 E^0)) "
+            "(|d+ u| <= L/2 |d2 u|)", r_beam, 1.0, f"{src}, remark after Fig. 4"))
+    # Figs. 2 and 3: where the energy of the packet goes (undamped)
+    und = sims["runs"]["undamped"][1]
+    if p.partition_time <= p.t_end:
+        part = energy_partition(und, p)
+        rest = part["past"] + part["beam"]
+        out.append(check_true(
+            f"Fig. 2: the left-going half is partly reflected at x1: at t = {part['time']:.3g}, reflected R and "
+            "the rest (past x1 along the string + into the beam), fractions of E^0/2",
+            f"R = {part['reflected']:.3f}, past x1 {part['past']:.3f}, beam {part['beam']:.3f}",
+            "R >= 0.1 and rest >= 0.1", part["reflected"] >= 0.1 and rest >= 0.1, f"{src}, Fig. 2 caption"))
+        out.append(check_close(
+            "the packet splits: the right-going half keeps E^0/2 (fraction of E^0/2 right of the reflected part)",
+            part["right"], 1.0, 0.01, f"{src}, text on Figs. 2-3"))
+        out.append(check_close(
+            "the partition accounts for the incident half: (reflected + past x1 + beam) / (E^0/2)",
+            part["reflected"] + rest, 1.0, 0.01, f"{src}, Figs. 2-4"))
+    E2max = float(np.max(und.energies[1])) / und.energy[0]
+    out.append(check_true(
+        "Fig. 3: the beam, at rest at t = 0 (E2^0 = 0), is excited: max_n E2^n / E^0",
+        f"E2^0 = {und.energies[1][0]:.3g}, max E2/E^0 = {E2max:.4f}", ">= 0.01",
+        und.energies[1][0] == 0 and E2max >= 0.01, f"{src}, Fig. 3 caption"))
+    u2_und = float(np.max(np.abs(sims["runs"]["undamped"][1].block(1, "u"))))
+    u2_dam = float(np.max(np.abs(sims["runs"]["damped"][1].block(1, "u"))))
+    out.append(check_true(
+        "the beam's excitation is smaller with damping than without: max |u2| damped < undamped",
+        f"{u2_dam:.4g} < {u2_und:.4g}", "damped < undamped", u2_dam < u2_und, "Fig. 6 caption"))
+    # the same equations at 50 digits, a few steps on a coarser grid
+    for label, hp in sims["high precision"].items():
+        out.append(check_below(
+            f"{label}, {p.hp_digits} digits (mpmath), N = {p.hp_intervals}, {p.hp_steps} steps: "
+            "max |E^(n+1) - E^n + dt D^n| / E^0", hp, 1e-45, "Theorem 6 (exact identity)"))
+    return out
+
+
+def _notes(p: Parameters, sims: dict) -> list:
+    notes = []
+    for label, (_, tr) in sims["runs"].items():
+        g = 0 if label == "undamped" else p.damping
+        notes.append(
+            f"{label} (g1 = g2 = {g}): E^0 = {tr.energy[0]:.12g}, E^end = {tr.energy[-1]:.12g}; "
+            f"max |E^n - E^0|/E^0 = {np.max(np.abs(tr.energy - tr.energy[0])) / tr.energy[0]:.3g}; "
+            f"max |E^(n+1) - E^n + dt D^n|/E^0 = {np.max(np.abs(tr.identity_residual())) / tr.energy[0]:.3g}; "
+            f"max |c^n| = {np.max(np.abs(tr.mismatch)):.3g}; beam energy max {np.max(tr.energies[1]):.4g}.")
+    if p.partition_time <= p.t_end:
+        part = energy_partition(sims["runs"]["undamped"][1], p)
+        notes.append(
+            f"Energy partition at t = {part['time']:.4g} (split at x = {part['split']:.3g}), fractions of E^0/2: "
+            f"reflected {part['reflected']:.4f}, past x1 {part['past']:.4f}, beam {part['beam']:.4f}, "
+            f"right-going half {part['right']:.4f}.")
+    else:
+        notes.append(f"T = {p.t_end:g} < t* = {p.partition_time:g}: the energy partition of Fig. 2 is not checked.")
+    notes.append(
+        f"Grid N = {p.intervals} (dx = {p.length / p.intervals:g}), dt = {p.dt:g}, T = {p.t_end:g} ({p.steps} steps); "
+        f"AVF discrete gradient (linear for these quadratic potentials); point deltas e_k/dx at x1 = {p.contact[0]}, "
+        f"x2 = {p.contact[1]}. Energies are Theorem 6's, with the wave potential whose gradient is -D2 u (eq. (94) "
+        "summed over all nodes).")
+    return notes
+
+
 def run(profile="quick", out=".", parameters=None) -> CaseResult:
     """Reproduce the first example of Section 5 (undamped and damped); see the module docstring."""
     t0 = time.perf_counter()
     p = parameters if parameters is not None else (Parameters.paper() if profile == "paper" else Parameters.quick())
     p.validate()
     res = CaseResult(NAME, TITLE, SOURCE, profile, p)
-    src = "Section 5, first example"
-    runs = {}
-    for label, g in (("undamped", 0), ("damped", p.damping)):
-        sch = wave_beam_scheme(p, g)
-        tr = simulate(sch, initial_state(sch, p), p.dt, p.steps)
-        runs[label] = (sch, tr)
-        N = p.intervals
-        res.certificates.append((f"Theorem 5 (semi-discrete energy balance), wave + beam, {label}, N = {N}",
-                                 certify_energy_balance(sch.system)))
-        res.certificates.append((f"Theorem 6 (discrete energy identity of the AVF scheme), {label}, N = {N}",
-                                 certify_discrete_energy_balance(sch)))
-        identity, drift, mismatch = rounding_ratios(tr)
-        fig = "Fig. 4" if g == 0 else "Fig. 7"
-        if g == 0:
-            res.checks.append(check_below(
-                "undamped: energy conserved to rounding: max_n |E^n - E^0| in units of the rounding budget "
-                f"({ROUNDINGS} eps x the energy's rounding scale, summed over the steps)", drift, 1.0, f"{src}, {fig}"))
-        else:
-            res.checks.append(check_true(
-                "damped: the energy decreases at every step", int(np.sum(np.diff(tr.energy) >= 0)),
-                "0 steps with E^{n+1} >= E^n", bool(np.all(np.diff(tr.energy) < 0)), f"{src}, Fig. 7"))
-            res.checks.append(check_below(
-                "damped: E^n - E^0 equals -dt sum D^k (the dissipation identity telescoped), in units of the "
-                "rounding budget", drift, 1.0, f"{src}, Fig. 7; Theorem 6"))
-        res.checks.append(check_below(
-            f"{label}: per step, (E^(n+1) - E^n)/dt = -D^n (Theorem 6) in units of the rounding budget "
-            f"({ROUNDINGS} eps x (S^n + S^(n+1)))", identity, 1.0, f"Theorem 6, eq. (85); {fig}"))
-        res.checks.append(check_below(
-            f"{label}: the contact-point velocities stay equal: max |c^n - c^0| in units of the rounding budget",
-            mismatch, 1.0, "Theorem 6, eq. (81); Section 5"))
-        r_wave, r_beam = max_norm_ratios(tr, p.length)
-        res.checks.append(check_below(
-            f"{label}: bounded energy bounds the wave: max_n max_k |u1| / sqrt(L E^0 / 2) (discrete Poincare-Sobolev: "
-            "max |u| <= sqrt(L)/2 |d+ u|)", r_wave, 1.0, f"{src}, remark after Fig. 4"))
-        res.checks.append(check_below(
-            f"{label}: bounded energy bounds the beam: max_n max_k |u2| / (L^(3/2)/4 sqrt(2 E^0)) "
-            "(|d+ u| <= L/2 |d2 u|)", r_beam, 1.0, f"{src}, remark after Fig. 4"))
-        res.notes.append(
-            f"{label} (g1 = g2 = {g}): E^0 = {tr.energy[0]:.12g}, E^end = {tr.energy[-1]:.12g}; "
-            f"max |E^n - E^0|/E^0 = {np.max(np.abs(tr.energy - tr.energy[0])) / tr.energy[0]:.3g}; "
-            f"max |E^(n+1) - E^n + dt D^n|/E^0 = {np.max(np.abs(tr.identity_residual())) / tr.energy[0]:.3g}; "
-            f"max |c^n| = {np.max(np.abs(tr.mismatch)):.3g}; beam energy max {np.max(tr.energies[1]):.4g}.")
-    # Figs. 2 and 3: where the energy of the packet goes (undamped)
-    und = runs["undamped"][1]
-    if p.partition_time <= p.t_end:
-        part = energy_partition(und, p)
-        rest = part["past"] + part["beam"]
-        res.checks.append(check_true(
-            f"Fig. 2: the left-going half is partly reflected at x1: at t = {part['time']:.3g}, reflected R and "
-            "the rest (past x1 along the string + into the beam), fractions of E^0/2",
-            f"R = {part['reflected']:.3f}, past x1 {part['past']:.3f}, beam {part['beam']:.3f}",
-            "R >= 0.1 and rest >= 0.1", part["reflected"] >= 0.1 and rest >= 0.1, f"{src}, Fig. 2 caption"))
-        res.checks.append(check_close(
-            "the packet splits: the right-going half keeps E^0/2 (fraction of E^0/2 right of the reflected part)",
-            part["right"], 1.0, 0.01, f"{src}, text on Figs. 2-3"))
-        res.checks.append(check_close(
-            "the partition accounts for the incident half: (reflected + past x1 + beam) / (E^0/2)",
-            part["reflected"] + rest, 1.0, 0.01, f"{src}, Figs. 2-4"))
-        res.notes.append(
-            f"Energy partition at t = {part['time']:.4g} (split at x = {part['split']:.3g}), fractions of E^0/2: "
-            f"reflected {part['reflected']:.4f}, past x1 {part['past']:.4f}, beam {part['beam']:.4f}, "
-            f"right-going half {part['right']:.4f}.")
-    else:
-        res.notes.append(f"T = {p.t_end:g} < t* = {p.partition_time:g}: the energy partition of Fig. 2 is not checked.")
-    E2max = float(np.max(und.energies[1])) / und.energy[0]
-    res.checks.append(check_true(
-        "Fig. 3: the beam, at rest at t = 0 (E2^0 = 0), is excited: max_n E2^n / E^0",
-        f"E2^0 = {und.energies[1][0]:.3g}, max E2/E^0 = {E2max:.4f}", ">= 0.01",
-        und.energies[1][0] == 0 and E2max >= 0.01, f"{src}, Fig. 3 caption"))
-    u2_und = float(np.max(np.abs(runs["undamped"][1].block(1, "u"))))
-    u2_dam = float(np.max(np.abs(runs["damped"][1].block(1, "u"))))
-    res.checks.append(check_true(
-        "the beam's excitation is smaller with damping than without: max |u2| damped < undamped",
-        f"{u2_dam:.4g} < {u2_und:.4g}", "damped < undamped", u2_dam < u2_und, "Fig. 6 caption"))
-    # the same equations at 50 digits, a few steps on a coarser grid
-    import dataclasses
-
-    for label, g in (("undamped", 0), ("damped", p.damping)):
-        q = dataclasses.replace(p, intervals=p.hp_intervals)
-        sh = wave_beam_scheme(q, g)
-        hp = high_precision_identity(sh, lambda d, sh=sh, q=q: initial_state(sh, q, d), p.dt, p.hp_steps, p.hp_digits)
-        res.checks.append(check_below(
-            f"{label}, {p.hp_digits} digits (mpmath), N = {p.hp_intervals}, {p.hp_steps} steps: "
-            "max |E^(n+1) - E^n + dt D^n| / E^0", hp, 1e-45, "Theorem 6 (exact identity)"))
-    sch0 = runs["undamped"][0]
-    W, B = sch0.system.first, sch0.system.second
-    res.certificates.append((f"grad V1 = -D2 u1 with D2 as printed (eq. (93)), N = {p.intervals}",
-                             certify_gradient_operator(W, second_difference_matrix(W.n, W.spacing), -1)))
-    res.certificates.append((f"grad V2 = D4 u2 with D4 as printed (eq. (93), corner 5), N = {p.intervals}",
-                             certify_gradient_operator(B, fourth_difference_matrix(B.n, B.spacing), 1)))
-    res.derivations.append(sch0.system.force.derivation)
-    lowered = lower_linear_scheme(sch0.equations, sch0.current, sch0.new, {sch0.step: _q(p.dt)})
-    res.derivations.append(_lowering_derivation(sch0, p.dt, lowered))
+    sims = simulations(p)
+    res.certificates, res.derivations = certify(p, sims)
+    res.checks = checks(p, sims)
     res.findings = list(FINDINGS)
-    res.notes.append(
-        f"Grid N = {p.intervals} (dx = {p.length / p.intervals:g}), dt = {p.dt:g}, T = {p.t_end:g} ({p.steps} steps); "
-        f"AVF discrete gradient (linear for these quadratic potentials); point deltas e_k/dx at x1 = {p.contact[0]}, "
-        f"x2 = {p.contact[1]}. Energies are Theorem 6's, with the wave potential whose gradient is -D2 u (eq. (94) "
-        "summed over all nodes).")
-    res.figures.extend(_figures(p, runs, out))
+    res.notes = _notes(p, sims)
+    res.figures.extend(_figures(p, sims["runs"], out))
     res.seconds = time.perf_counter() - t0
     return res

@@ -79,8 +79,7 @@ from geomcheck.maps import submanifold_parametrization
 from geomcheck.structures import beam_symplecticity, coupled_lie_derivative, generic_coupled_system
 from integrators.forced import ForcedHamiltonianSystem, certify_step_on_submanifold, evaluate_along
 from integrators.linear import propagate, step_matrix
-from integrators.lower import lower, lower_expressions
-from integrators.systems import STEP_SYMBOL
+from integrators.codegen import lower_expressions
 from integrators.stability import StepSizeError, check_verlet_step, verlet_stability_limit
 
 from . import _plotting
@@ -314,21 +313,20 @@ def high_precision(system, model, params):
     # tangent vectors of S: images of integer vectors under the differential of iota
     Sch, iota = submanifold_parametrization(system.chart, model.submanifold, model.solve_for, model.parameters)
     dIota = [[sympy.diff(e, s) for s in Sch.coords] for e in iota.exprs]
-    step = lower(ig.scheme("stormer-verlet").step_map(system), backend="mpmath",
-                 parameters=[STEP_SYMBOL]).bind([dt_mp], dps=dps)
 
     def tangent(c):
         return [sum((int(c[j]) * row[j] for j in range(len(c)) if row[j] != 0), sympy.S.Zero) for row in dIota]
 
     def defect(vectors):
+        # one step of the pairs (a, b), a verification at given vectors, not a run: J a and J b
+        rows = [[sympy.N(x, dps + 10) for x in v] for pair in vectors for v in pair]
+        step = ig.integrate(system, "stormer-verlet", rows, dt=dt_mp, steps=1, backend="mpmath", dps=dps,
+                            save_every=1)
         worst = mpmath.mpf(0)
         with mpmath.workdps(dps):
-            for a, b in vectors:
-                A = [mpmath.mpf(sympy.N(x, dps + 10)) for x in a]
-                Bv = [mpmath.mpf(sympy.N(x, dps + 10)) for x in b]
-                JA, JB = step.step_array([A, Bv])
-                before = _omega_value(system.omega, A, Bv)
-                after = _omega_value(system.omega, list(JA), list(JB))
+            for k in range(len(vectors)):
+                before = _omega_value(system.omega, list(step.y[0, 2 * k]), list(step.y[0, 2 * k + 1]))
+                after = _omega_value(system.omega, list(step.y[1, 2 * k]), list(step.y[1, 2 * k + 1]))
                 worst = max(worst, abs(after - before) / max(abs(before), mpmath.mpf(1)))
         return worst
 
@@ -390,54 +388,46 @@ def _thin(n, most=2000):
 # --------------------------------------------------------------------------- the run
 
 
-def run(profile="quick", out=".", params: Parameters | None = None) -> CaseResult:
-    """Run the case study (``params`` overrides the profile's parameters, e.g. for tests).
+def stability(system, params: Parameters) -> tuple:
+    """Stormer-Verlet's stability limit on the system: ``(limit, checks)``.
 
     Raises
     ------
     StepSizeError
-        ``params.dt`` (or a ``dt_law`` entry) at or beyond Stormer-Verlet's stability limit.
+        ``params.dt`` (or a ``dt_law`` entry) at or beyond the limit.
     """
-    t_start = time.perf_counter()
-    if params is None:
-        params = Parameters.paper() if profile == "paper" else Parameters.quick()
-    res = CaseResult(NAME, TITLE, SOURCE, profile, params)
-    sec = "Sec. 6"
-
-    # -- the system and its certificates (the flow)
-    model, system = build(params)
-    B = model.model
     sv = ig.scheme("stormer-verlet")
-
-    # -- stability first: a step size beyond the limit is refused before any work
     lim = verlet_stability_limit(system)
     for dt in (params.dt, *params.dt_law):
         check_verlet_step(system, dt, limit=lim)     # raises StepSizeError beyond the limit
-    res.checks.append(check_below(
+    checks = [check_below(
         "the paper's dt is inside Stormer-Verlet's stability limit: dt * omega_max < 2", params.dt * lim.omega_max,
-        2.0, f"{sec} (dt = 5e-4)", strict=True))
+        2.0, "Sec. 6 (dt = 5e-4)", strict=True)]
     beyond = 1.01 * lim.dt_max
     try:
         check_verlet_step(system, beyond, limit=lim)
         refused = "accepted"
     except StepSizeError as exc:
         refused = str(exc).split(";")[0]
-    res.checks.append(check_true(
+    checks.append(check_true(
         f"a run just beyond the limit (dt = 1.01 dt_max = {beyond:.4g}) is refused", refused,
         "StepSizeError", refused != "accepted", "stability of the explicit scheme"))
     rho_beyond = float(np.abs(np.linalg.eigvals(step_matrix(sv, system, beyond))).max())
     rho_inside = float(np.abs(np.linalg.eigvals(step_matrix(sv, system, 0.99 * lim.dt_max))).max())
-    res.checks.append(check_true(
+    checks.append(check_true(
         "why it is refused: the step's spectral radius exceeds 1 just beyond dt_max (growth), not inside",
         f"{rho_beyond:.4f} at 1.01 dt_max, 1 + {rho_inside - 1:.1e} at 0.99 dt_max",
         "> 1 beyond; 1 + O(sqrt(eps)) inside (a 2x2 Jordan block at 1: the drift of u_nb - q1 off S)",
         rho_beyond > 1.01 and rho_inside - 1 < 1e-6, "stability of the explicit scheme"))
-    res.notes.append(
-        f"Stormer-Verlet stability limit: omega_max = {lim.omega_max:.6g} rad/s (from the eigenvalues of -B D,"
-        f" B = dq'/dp, D = dp'/dq of the symbolic vector field), dt_max = 2/omega_max = {lim.dt_max:.6g};"
-        f" the paper's dt = {params.dt:g} is {100 * params.dt / lim.dt_max:.1f}% of it.")
+    return lim, checks
 
-    res.certificates += [
+
+def certify(params: Parameters, model, system, profile="quick") -> tuple:
+    """The certificates of the flow and of the step map that runs: ``(certificates, derivations, checks)``."""
+    sec = "Sec. 6"
+    B = model.model
+    sv = ig.scheme("stormer-verlet")
+    certificates = [
         ("flow: the submanifold S is invariant", model.invariance),
         ("flow: iota^* L_X omega = 0 on S", model.on_submanifold),
         ("flow: total energy conserved on S (the choice of f)", model.energy),
@@ -445,86 +435,104 @@ def run(profile="quick", out=".", params: Parameters | None = None) -> CaseResul
          model.lemma.cartan_check),
         ("Lemma 6 on the beam: closed form", model.lemma.closed_form_check),
     ]
-    res.checks.append(check_true(
+    checks = [check_true(
         "the coupled flow is NOT symplectic on the whole phase space (L_X omega != 0, counterexample)",
-        model.full_space.method, "certificate holds = False", model.full_space.holds is False, f"{sec}, Lemma 6"))
+        model.full_space.method, "certificate holds = False", model.full_space.holds is False, f"{sec}, Lemma 6")]
     generic = coupled_lie_derivative(generic_coupled_system((2, 1)))
-    res.certificates.append(("Lemma 6, generic H1, H2, f (sizes 2, 1): direct = Cartan", generic.cartan_check))
-    res.certificates.append(("Lemma 6, generic: L_X omega = sum dq_i ^ df_i", generic.closed_form_check))
-    res.checks.append(check_true(
+    certificates.append(("Lemma 6, generic H1, H2, f (sizes 2, 1): direct = Cartan", generic.cartan_check))
+    certificates.append(("Lemma 6, generic: L_X omega = sum dq_i ^ df_i", generic.closed_form_check))
+    checks.append(check_true(
         "Lemma 6 as printed (sum df_i ^ dq_i) disagrees with the computation (the paper's sign error)",
         generic.printed_check.method, "certificate holds = False", generic.printed_check.holds is False, "Lemma 6"))
 
-    # -- the step map (the one that runs) on this system
+    # the step map (the one that runs) on this system
     phi = sv.step_map(system)
     onS = certify_step_on_submanifold(phi, system.omega, B.submanifold, B.solve_for, B.parameters)
-    res.certificates += [
+    certificates += [
         ("Stormer-Verlet step maps S into itself (exact)", onS.invariance),
         ("Stormer-Verlet step restricted to S preserves iota^* omega", onS.symplectic),
     ]
-    res.checks.append(check_true(
+    checks.append(check_true(
         "the Stormer-Verlet step is NOT symplectic on the whole phase space (counterexample)",
         onS.full_space.method, "certificate holds = False", onS.full_space.holds is False, sec))
-    res.derivations += [model.derivation, generic.derivation, onS.derivation]
+    derivations = [model.derivation, generic.derivation, onS.derivation]
     if profile == "paper":
         for prop, cert in sv.certify(system, ["order", "symmetric"]).items():
-            res.certificates.append((f"Stormer-Verlet on this system: {prop}", cert))
+            certificates.append((f"Stormer-Verlet on this system: {prop}", cert))
     if params.symbolic_n_x:
         from geomcheck.structures import beam_two_mass
 
         Bs = beam_two_mass(params.symbolic_n_x, 2, symbolic=True)
         Ss = ForcedHamiltonianSystem.from_coupled(Bs.system)
         onSs = certify_step_on_submanifold(sv.step_map(Ss), Ss.omega, Bs.submanifold, Bs.solve_for, Bs.parameters)
-        res.certificates += [
+        certificates += [
             (f"symbolic rho, A, E, I, m1, m2, k, dx (N_x = {params.symbolic_n_x}): step keeps S", onSs.invariance),
             (f"symbolic parameters (N_x = {params.symbolic_n_x}): step symplectic on S", onSs.symplectic),
         ]
+    return certificates, derivations, checks
 
-    # -- Figs. 2-3: the run at dt
-    every = _thin(int(params.T / params.dt))
-    steps, states, obs = simulate(system, B, params, params.dt, params.T, every)
-    t = np.arange(steps + 1) * params.dt
-    H0 = obs[0, 0] + obs[0, 1]
-    res.checks += energy_checks(obs, states, steps, sec)
 
-    # -- Fig. 4: dt and dt/2
+def simulations(params: Parameters, model, system) -> dict:
+    """The runs: ``"run"`` (Figs. 2-3: ``(steps, saved states, observations)`` at ``dt``, thinned saves),
+    ``"law"`` (Fig. 4: ``[(dt, H(t) - H(0) at every step)]`` for ``dt_law``), ``"high precision"``."""
+    B = model.model
+    run_ = simulate(system, B, params, params.dt, params.T, _thin(int(params.T / params.dt)))
     law = []
     for dt in params.dt_law:
         _, _, ob = simulate(system, B, params, dt, params.T_law, 10**9)
         law.append((dt, (ob[:, 0] + ob[:, 1]) - (ob[0, 0] + ob[0, 1])))
-    res.checks.append(dt_law_check(law[0][1], law[1][1], params.T_law, sec))
-    res.notes.append(
-        f"max |H - H(0)| over T = {params.T_law:g}: {np.abs(law[0][1]).max():.4e} (dt = {law[0][0]:g}),"
-        f" {np.abs(law[1][1]).max():.4e} (dt = {law[1][0]:g}); ratio {res.checks[-1].measured:.4f}; H(0) = {H0:g}.")
+    return {"run": run_, "law": law, "high precision": high_precision(system, B, params)}
 
-    # -- 50 digits
-    hp = high_precision(system, B, params)
-    res.checks.append(check_below(
-        f"50 digits, {hp['steps']} steps: drift from S (max |g1|, |g2|)", float(hp["drift"]), 1e-45, sec))
-    res.checks.append(check_below(
-        "50 digits: symplecticity defect of the step's Jacobian on T S, |omega(Ja, Jb) - omega(a, b)| (relative)",
-        float(hp["defect_on_S"]), 1e-40, sec))
-    res.checks.append(check_true(
-        "50 digits: on the whole space the defect is O(1) (the step is not symplectic there)",
-        float(hp["defect_full"]), ">= 1e-3", hp["defect_full"] >= 1e-3, sec))
 
-    # -- figures
+def checks(params: Parameters, sims: dict) -> list:
+    """The verdicts on the runs of :func:`simulations`."""
+    sec = "Sec. 6"
+    steps, states, obs = sims["run"]
+    law = sims["law"]
+    hp = sims["high precision"]
+    return energy_checks(obs, states, steps, sec) + [
+        dt_law_check(law[0][1], law[1][1], params.T_law, sec),
+        check_below(f"50 digits, {hp['steps']} steps: drift from S (max |g1|, |g2|)", float(hp["drift"]), 1e-45, sec),
+        check_below("50 digits: symplecticity defect of the step's Jacobian on T S, |omega(Ja, Jb) - omega(a, b)|"
+                    " (relative)", float(hp["defect_on_S"]), 1e-40, sec),
+        check_true("50 digits: on the whole space the defect is O(1) (the step is not symplectic there)",
+                   float(hp["defect_full"]), ">= 1e-3", hp["defect_full"] >= 1e-3, sec),
+    ]
+
+
+def _run_figures(out, params: Parameters, system, B, sims: dict) -> list:
+    """Figs. 2-4 from the runs (thinned to at most about 2000 points per curve)."""
+    steps, states, obs = sims["run"]
+    every = _thin(int(params.T / params.dt))
+    t = np.arange(steps + 1) * params.dt
     idx = {"unb": system.chart.index(B.u[B.n_b - 1]), "q1": system.chart.index(B.q[0]),
            "q2": system.chart.index(B.q[1])}
     k = _thin(len(t))
     t_s = np.minimum(np.arange(states.shape[0]) * every, steps) * params.dt
-    res.figures += _figures(out, t[::k], obs[::k], idx, states, t_s, law, params)
+    return _figures(out, t[::k], obs[::k], idx, states, t_s, sims["law"], params)
 
+
+def _stability_derivation(lim, params: Parameters) -> Derivation:
     D = Derivation(r"Stability of Stormer-Verlet on the semi-discrete beam")
     D = D.add(r"With $\dot q = Bp$, $\dot p = Dq$ (here $q = (u, q_1, q_2)$), $\ddot q = BDq$; on a mode"
               r" $BDv = -\omega^2 v$ one step has $z^2 - (2 - \Delta t^2\omega^2)z + 1 = 0$, with $|z| = 1$ iff",
               r"\Delta t\,\omega &< 2, \qquad \omega_{\max} = %.6g, \quad \Delta t_{\max} = %.6g." % (
                   lim.omega_max, lim.dt_max))
-    D = D.concluding(r"The paper's $\Delta t = %g$ is %.1f\%% of the limit; a step beyond it is refused."
-                     % (params.dt, 100 * params.dt / lim.dt_max))
-    res.derivations.append(D)
-    res.findings = list(FINDINGS)
-    res.notes += [
+    return D.concluding(r"The paper's $\Delta t = %g$ is %.1f\%% of the limit; a step beyond it is refused."
+                        % (params.dt, 100 * params.dt / lim.dt_max))
+
+
+def _notes(params: Parameters, lim, B, sims: dict, checks: list) -> list:
+    steps, _, obs = sims["run"]
+    law, hp = sims["law"], sims["high precision"]
+    H0 = obs[0, 0] + obs[0, 1]
+    law_ratio = next(c.measured for c in checks if c.description.startswith("halving dt quarters"))
+    return [
+        f"Stormer-Verlet stability limit: omega_max = {lim.omega_max:.6g} rad/s (from the eigenvalues of -B D,"
+        f" B = dq'/dp, D = dp'/dq of the symbolic vector field), dt_max = 2/omega_max = {lim.dt_max:.6g};"
+        f" the paper's dt = {params.dt:g} is {100 * params.dt / lim.dt_max:.1f}% of it.",
+        f"max |H - H(0)| over T = {params.T_law:g}: {np.abs(law[0][1]).max():.4e} (dt = {law[0][0]:g}),"
+        f" {np.abs(law[1][1]).max():.4e} (dt = {law[1][0]:g}); ratio {law_ratio:.4f}; H(0) = {H0:g}.",
         f"The grid: N_x = {params.n_x}, dx = {float(B.values['dx']):g} as printed: {len(B.u)} unknowns, {params.n_x}"
         f" intervals, a beam of length {params.n_x * float(B.values['dx']):g} (the paper's L = 1 is not matched by"
         f" its N_x and dx; a convention finding), coupling point b = n_b dx = {params.n_b * float(B.values['dx']):g}.",
@@ -537,5 +545,34 @@ def run(profile="quick", out=".", params: Parameters | None = None) -> CaseResul
         f"Long runs use the matrix of the lowered symbolic step (the step is linear; certified as such);"
         f" T = {params.T:g} at dt = {params.dt:g} ({steps} steps), T = {params.T_law:g} at dt = {params.dt_law}.",
     ]
+
+
+def run(profile="quick", out=".", params: Parameters | None = None) -> CaseResult:
+    """Run the case study (``params`` overrides the profile's parameters, e.g. for tests).
+
+    Raises
+    ------
+    StepSizeError
+        ``params.dt`` (or a ``dt_law`` entry) at or beyond Stormer-Verlet's stability limit.
+    """
+    t_start = time.perf_counter()
+    if params is None:
+        params = Parameters.paper() if profile == "paper" else Parameters.quick()
+    res = CaseResult(NAME, TITLE, SOURCE, profile, params)
+    model, system = build(params)
+    B = model.model
+
+    # stability first: a step size beyond the limit is refused before any work
+    lim, stability_checks = stability(system, params)
+    certificates, derivations, symbolic_checks = certify(params, model, system, profile)
+    sims = simulations(params, model, system)
+    res.certificates += certificates
+    res.derivations += derivations
+    res.checks += stability_checks + symbolic_checks + checks(params, sims)
+
+    res.figures += _run_figures(out, params, system, B, sims)
+    res.derivations.append(_stability_derivation(lim, params))
+    res.findings = list(FINDINGS)
+    res.notes += _notes(params, lim, B, sims, res.checks)
     res.seconds = time.perf_counter() - t_start
     return res

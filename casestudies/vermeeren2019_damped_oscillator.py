@@ -97,7 +97,7 @@ OUR EXTENSION (notes and figures, not claims of the paper): the contact splittin
 27's ``S_2`` composes ``C/2 B/2 A B/2 C/2``; both symmetric, second order, contact) and Yoshida's
 triple jumps of it to orders 4 and 6
 (:func:`integrators.schemes.contact_variational.contact_yoshida`, exact coefficients, run by
-applying the lowered S2 step at ``gamma_i h``) against forced Verlet composed with the same
+:func:`integrators.run_map` as the stages S2 at ``gamma_i h``) against forced Verlet composed with the same
 coefficients; errors ``E_max = max_n |(x_n, p_n) - exact(t_n)|`` and ``E_env`` (the same divided
 by ``e^{-alpha t_n/2} |(x0, p0)|``), t in [0, 20] (paper profile [0, 100]). Ratios at h = 0.1,
 alpha = 1: E_max 1.02, 0.79, 0.55; alpha = 2: 0.94, 0.34, 0.135; 1.0000 at alpha = 0.01 and 0.1:
@@ -114,8 +114,8 @@ conditions and their contact property from the factors'; forced Verlet symmetric
 satisfying the discrete Lagrange-d'Alembert equation and conformally symplectic; Ruth3 and
 Verlet symplectic and of orders 3 and 2 without damping, conformally symplectic and of order 1
 with the damped kicks.  High precision: the contact defect ``eta(phi(y)) Dphi(y) - e^{-alpha h} eta(y)``
-of the order-6 composite, by the chain rule over the lowered symbolic Jacobians of S2, 50 digits
-(measured 4e-51).
+of the order-6 composite, from one step of its tangent lift (S2 and its symbolic Jacobian, the stages run
+by :func:`integrators.run_map`) at each state of a 50-digit run (measured 7e-51).
 
 Measured (this machine, 2 cores shared by several users): quick profile 14 s of CPU (26-30 s wall
 under load; the version before the "Contact (1st)" and RK4 runs: 13.4 s), paper profile 17 s of
@@ -124,6 +124,7 @@ CPU; 48 checks, all pass.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 
@@ -135,20 +136,25 @@ import geomcheck as gc
 from geomcheck.calculus import diff
 import integrators as ig
 from geomcheck.certify import compositions
-from geomcheck.latex import Derivation, latex
+from geomcheck.latex import Derivation, latex, tex_text
 from geomcheck.structures import certify_contact_factor, darboux_coordinates, separable_contact_flows
 from geomcheck.zero import decide_all_zero
-from integrators.lower import lower, lower_expressions
-from integrators.systems import STEP_SYMBOL
+from integrators.run_map import run_map
+from integrators.run_options import to_mpf
+from integrators.schemes.base import Stage
 from integrators.schemes.contact_variational import HerglotzVariational, contact_yoshida
+from integrators.systems import STEP_SYMBOL
 
 from . import _plotting
 from ._kick_drift import RUTH3, SYMPLECTIC_EULER, VERLET, kick_drift_certificates, kick_drift_step
 from ._core import CaseResult, Finding, check_below, check_close, check_true
+from .observing import expressions_on_states
+from .tangent import identity_rows, jacobians, tangent_lift
 
 __all__ = ["FINDINGS", "EQUATIONS", "COMPARABLE_DECADES", "BETTER_RATIO", "MEASURES", "KICK_DRIFT", "BEATS",
            "COMPARABLE_WITH", "CONTACT_METHODS", "NAME", "TITLE",
-           "SOURCE", "Parameters", "run", "ExactSolution", "exact_solution", "figure_error", "contact_oscillator",
+           "SOURCE", "Parameters", "run", "certify", "simulations", "checks", "ExactSolution", "exact_solution",
+           "figure_error", "contact_oscillator",
            "forced_verlet_step", "forced_del_certificate", "contact_first_order_is_symplectic_euler",
            "damped_vector_field", "caldirola_kanai", "caldirola_kanai_step"]
 
@@ -385,7 +391,7 @@ def forced_del_certificate(potential=None):
     D = D.add(r"With $x_{k+1} = X(x_k, p_k)$ and $x_{k-1}$ the position of $\varphi_{-h}(x_k, p_k)$,",
               r"x_{k+1} - 2x_k + x_{k-1} &= -h^2 U'(x_k) - \tfrac{\alpha h}{2}(x_{k+1} - x_{k-1}), \\ "
               r"x_{k+1} &= " + latex(X))
-    D = D.concluding(f"The residual vanishes: {gc.certify.certificate._tex_text(decision.method)}.")
+    D = D.concluding(f"The residual vanishes: {tex_text(decision.method)}.")
     return gc.Certificate(claim="x_{k+1} - 2 x_k + x_{k-1} == -h^2 U'(x_k) - alpha h (x_{k+1} - x_{k-1})/2",
                           holds=decision.is_zero, method=decision.method, stage=decision.stage, residual=residual,
                           counterexample=decision.point if decision.is_zero is False else None, derivation=D,
@@ -442,13 +448,13 @@ class ExactSolution:
         """A numpy function ``t -> (x, p)`` of the certified expressions."""
         X0, P0 = sympy.symbols("x_0 p_0")
         subs = {X0: x0, P0: p0} if self.alpha == 2 else {X0: x0, P0: p0, alpha: a}
-        fx = sympy.lambdify(t, self.x.subs(subs), "numpy")
-        fp = sympy.lambdify(t, self.p.subs(subs), "numpy")
-        return lambda tt: (np.broadcast_to(fx(tt), np.shape(tt)), np.broadcast_to(fp(tt), np.shape(tt)))
+        at_times = expressions_on_states([self.x.subs(subs), self.p.subs(subs)], [t], what="the exact solution")
+        return lambda tt: tuple(at_times(np.asarray(tt, dtype=float)[..., None]))
 
 
+@functools.cache
 def exact_solution(critical: bool = False) -> ExactSolution:
-    """The exact solution (underdamped, alpha symbolic; or critical, alpha = 2), certified.
+    """The exact solution (underdamped, alpha symbolic; or critical, alpha = 2), certified (built once per case).
 
     Examples
     --------
@@ -476,29 +482,22 @@ def exact_solution(critical: bool = False) -> ExactSolution:
     D = D.add(r"The contact equations of $H = p^2/2 + x^2/2 + \alpha z$ give $\dot x = p$, $\dot p = -x - \alpha p$, so",
               r"\ddot x + \alpha \dot x + x &= 0, \qquad x(0) = x_0,\ \dot x(0) = p_0")
     D = D.add("The solution is", r"x(t) &= " + latex(X) + r" \\ p(t) = \dot x(t) &= " + latex(sympy.factor_terms(Pt)))
-    D = D.concluding(f"Substituting back: {cert.verdict()} ({gc.certify.certificate._tex_text(decision.method)}).")
+    D = D.concluding(f"Substituting back: {cert.verdict()} ({tex_text(decision.method)}).")
     return ExactSolution(a, X, Pt, cert, D)
 
 
 # --------------------------------------------------------------------------- runs
 
 
-def _bound(phi, values):
-    return lower(phi, parameters=[h, alpha]).bind(values)
+def _composition(base_phi, gammas) -> list:
+    """The stages of ``base(gamma_1 h) o ... o base(gamma_m h)``: gamma_m acts first (Composition's convention)."""
+    return [Stage(base_phi, g) for g in reversed(gammas)]
 
 
 def _run_composition(base_phi, gammas, a, y0, dt, steps):
-    """Apply the lowered base step at ``gamma_i dt`` in turn; all states (steps + 1, dim)."""
-    low = lower(base_phi, parameters=[h, alpha])
-    stages = [low.bind({h: float(g) * dt, alpha: a}) for g in gammas]
-    y = [np.array([v], dtype=float) for v in y0]
-    out = np.empty((steps + 1, len(y0)))
-    out[0] = y0
-    for n in range(1, steps + 1):
-        for st in reversed(stages):          # gamma_m acts first (Composition's convention)
-            y = st.step(y)
-        out[n] = [c[0] for c in y]
-    return out
+    """Run the base step at ``gamma_i dt`` in turn, ``alpha = a``; all states (steps + 1, dim)."""
+    return run_map(_composition(base_phi, gammas), list(y0), dt=dt, steps=steps, save_every=1, step=h,
+                   params={alpha: a}).y
 
 
 def _errors(states_xp, times, exact):
@@ -599,26 +598,22 @@ def contact_first_order_is_symplectic_euler(potential=None):
 
 
 def _contact_defect(base_phi, osc, gammas, a, y0, dt, dps, steps):
-    """max |eta(phi(y)) Dphi(y) - e^{-alpha dt} eta(y)| of the composite over a few steps, in mpmath."""
-    coords = osc.coords
-    J = [[diff(e, c) for c in coords] for e in base_phi.exprs]
-    flat = list(base_phi.exprs) + [J[i][j] for i in range(3) for j in range(3)]
-    kern = lower_expressions(flat, coords, [h, alpha], backend="mpmath", what="the step and its Jacobian")
+    """max |eta(phi(y)) Dphi(y) - e^{-alpha dt} eta(y)| of the composite over a few steps, in mpmath.
+
+    The composite runs from ``y0`` (:func:`integrators.run_map`, ``dps`` digits); at each state of the
+    run, one step of its tangent lift from the unit vectors gives ``phi(y)`` and ``Dphi(y)``.
+    """
+    options = dict(dt=dt, step=h, params={alpha: a}, backend="mpmath", dps=dps)
+    states = run_map(_composition(base_phi, gammas), y0, steps=steps, save_every=1, **options).y
+    lifted = tangent_lift(base_phi, len(osc.coords))
+    one_step = run_map(_composition(lifted, gammas), identity_rows(states[:-1]), steps=1, save_every=1, **options).y[-1]
     worst = mpmath.mpf(0)
     with mpmath.workdps(dps):
-        A, dtm = mpmath.mpf(a), mpmath.mpf(dt)
-        S = {g: kern.scalars(mpmath.mpf(sympy.N(g, dps + 10)) * dtm, A) for g in set(gammas)}
-        y = [mpmath.mpf(v) for v in y0]
-        for _ in range(steps):
-            Jt = mpmath.eye(3)
-            y_start = list(y)
-            for g in reversed(gammas):
-                vals = kern.kernel(S[g], *y)
-                Jt = mpmath.matrix([[vals[3 + 3 * i + j] for j in range(3)] for i in range(3)]) * Jt
-                y = list(vals[:3])
-            eta_new = mpmath.matrix([[-y[1], 0, 1]])            # dz - p dx at phi(y): (dx, dp, dz) components
-            eta_old = mpmath.matrix([[-y_start[1], 0, 1]])
-            R = eta_new * Jt - mpmath.exp(-A * dtm) * eta_old
+        decay = mpmath.exp(-to_mpf(a, dps) * to_mpf(dt, dps))      # alpha and dt as the run takes them
+        for y, after, jacobian in zip(states[:-1], one_step, jacobians(one_step, len(osc.coords))):
+            eta_new = mpmath.matrix([[-after[1], 0, 1]])            # dz - p dx at phi(y): (dx, dp, dz) components
+            eta_old = mpmath.matrix([[-y[1], 0, 1]])
+            R = eta_new * mpmath.matrix(jacobian.tolist()) - decay * eta_old
             worst = max([worst] + [abs(R[0, k]) for k in range(3)])
     return worst
 
@@ -691,11 +686,13 @@ def _figure_paper(out, curves, alphas, stem, title):
 # --------------------------------------------------------------------------- run
 
 
-def run(profile="quick", out=".") -> CaseResult:
-    """Run the experiment (see the module docstring) and return its checks, certificates and figures."""
-    start = time.perf_counter()
-    P = Parameters.quick() if profile == "quick" else Parameters.paper()
-    res = CaseResult(NAME, TITLE, SOURCE, profile, P)
+def certify(P: Parameters) -> tuple:
+    """The symbolic results on the very maps that run: ``(certificates, checks)``.
+
+    The contact factors of S2 and the Herglotz maps, the Yoshida compositions' order conditions,
+    forced Verlet's properties, the Caldirola-Kanai splitting, the exact solutions, and the damped
+    kicks' order 2 refuted (checks: the refutation is the expected outcome).
+    """
     osc = contact_oscillator()
     generic = contact_oscillator(sympy.Function("V")(x))
     s2 = ig.scheme("contact-splitting-2")
@@ -703,118 +700,114 @@ def run(profile="quick", out=".") -> CaseResult:
     ck = caldirola_kanai()
     ck_phi = caldirola_kanai_step(ck)
     fv_phi = forced_verlet_step()
-    sols = {False: exact_solution(False), True: exact_solution(True)}
-
-    # -- certificates: the very maps that run
+    certificates, checks = [], []
     decay = sympy.exp(-alpha * h)
-    res.certificates.append(("S2 contact with factor exp(-alpha h), H = p^2/2 + x^2/2 + alpha z",
-                             certify_contact_factor(base, osc.eta, decay)))
-    res.certificates.append(("S2 contact with factor exp(-alpha h), H = p^2/2 + V(x) + alpha z",
-                             certify_contact_factor(s2.step_map(generic), generic.eta, decay)))
+    certificates.append(("S2 contact with factor exp(-alpha h), H = p^2/2 + x^2/2 + alpha z",
+                         certify_contact_factor(base, osc.eta, decay)))
+    certificates.append(("S2 contact with factor exp(-alpha h), H = p^2/2 + V(x) + alpha z",
+                         certify_contact_factor(s2.step_map(generic), generic.eta, decay)))
     for order in (4, 6):
         comp = contact_yoshida(order)
-        res.certificates.append((f"Yoshida order {order}: order conditions of the coefficients",
-                                 comp.order_certificate()))
-        res.certificates.append((f"Yoshida order {order}: contact (every factor is)",
-                                 comp.property_certificates()["contact"]))
+        certificates.append((f"Yoshida order {order}: order conditions of the coefficients", comp.order_certificate()))
+        certificates.append((f"Yoshida order {order}: contact (every factor is)",
+                             comp.property_certificates()["contact"]))
     for order, averaged in ((1, False), (1, True), (2, False)):
         hv = HerglotzVariational(order, averaged)
         for label, system in (("x^2/2", osc), ("V(x)", generic)):
             principle = hv.discrete_principle(system)
-            res.certificates.append((f"{hv.name}: contact with factor (1 + h D3 L)/(1 - h D4 L), U = {label}",
-                                     certify_contact_factor(hv.step_map(system), system.eta,
-                                                            principle.contact_factor(), small_step=h)))
-        res.certificates.append((f"{hv.name}: order {order}", hv.certify(osc, ["order"])["order"]))
+            certificates.append((f"{hv.name}: contact with factor (1 + h D3 L)/(1 - h D4 L), U = {label}",
+                                 certify_contact_factor(hv.step_map(system), system.eta,
+                                                        principle.contact_factor(), small_step=h)))
+        certificates.append((f"{hv.name}: order {order}", hv.certify(osc, ["order"])["order"]))
     V = sympy.Function("V")(x)
     for label, U in (("x^2/2", None), ("V(x)", V)):
         fv = forced_verlet_step(U)
-        omega = fv.source.d(x) ^ fv.source.d(p)
-        res.certificates += [
+        certificates += [
             (f"forced Verlet (primary symplectic comparison), U = {label}: symmetric", gc.certify_symmetric(fv, h)),
             (f"forced Verlet, U = {label}: order 2 for x' = p, p' = -U'(x) - alpha p",
              gc.certify_order(fv, damped_vector_field(U), h, 2)),
             (f"forced Verlet, U = {label}: discrete Lagrange-d'Alembert equation", forced_del_certificate(U)),
         ]
     omega = fv_phi.source.d(x) ^ fv_phi.source.d(p)
-    res.certificates.append(("forced Verlet, U = x^2/2: conformally symplectic, factor (1 - alpha h/2)/(1 + alpha h/2)",
-                             gc.certify_conformal_symplectic(fv_phi, omega, small_step=h)))
+    certificates.append(("forced Verlet, U = x^2/2: conformally symplectic, factor (1 - alpha h/2)/(1 + alpha h/2)",
+                         gc.certify_conformal_symplectic(fv_phi, omega, small_step=h)))
     undamped = gc.Map(fv_phi.source, fv_phi.target, [e.subs(alpha, 0) for e in forced_verlet_step(V).exprs],
                       parameters=[h])
-    res.certificates.append(("forced Verlet at alpha = 0, U = V(x): symplectic (Stormer-Verlet)",
-                             gc.certify_symplectic(undamped, omega)))
+    certificates.append(("forced Verlet at alpha = 0, U = V(x): symplectic (Stormer-Verlet)",
+                         gc.certify_symplectic(undamped, omega)))
     for method in (RUTH3, VERLET):
         for label, U in (("x^2/2", None), ("V(x)", V)):
             holding, refuted = kick_drift_certificates(method, U)
-            res.certificates += holding
-            res.checks.append(check_true(
+            certificates += holding
+            checks.append(check_true(
                 f"{method.name} with the damping force in its kicks, U = {label}: order 2 refuted",
                 f"{refuted.holds} (counterexample {refuted.counterexample})", "False, with a counterexample",
                 refuted.holds is False and refuted.counterexample is not None,
                 "ours: why the contact integrators win for larger damping (the kicks' factor is not e^{-alpha h})"))
     for label, U in (("x^2/2", None), ("V(x)", V)):
-        res.certificates.append((f"contact-herglotz-1 (left point, not the figures' Contact (1st)) on (x, p) is"
-                                 f" symplectic Euler with the damped kick, U = {label}",
-                                 contact_first_order_is_symplectic_euler(U)))
-    res.certificates.append(("Caldirola-Kanai splitting (secondary reading): symplectic",
-                             gc.certify_symplectic(ck_phi, ck.omega)))
-    res.certificates.append(("Caldirola-Kanai splitting (secondary reading): order 2",
-                             gc.certify_order(ck_phi, ck.vector_field, h, 2)))
-    res.certificates.append(("exact solution, alpha < 2", sols[False].certificate))
-    res.certificates.append(("exact solution, alpha = 2", sols[True].certificate))
+        certificates.append((f"contact-herglotz-1 (left point, not the figures' Contact (1st)) on (x, p) is"
+                             f" symplectic Euler with the damped kick, U = {label}",
+                             contact_first_order_is_symplectic_euler(U)))
+    certificates.append(("Caldirola-Kanai splitting (secondary reading): symplectic",
+                         gc.certify_symplectic(ck_phi, ck.omega)))
+    certificates.append(("Caldirola-Kanai splitting (secondary reading): order 2",
+                         gc.certify_order(ck_phi, ck.vector_field, h, 2)))
+    certificates.append(("exact solution, alpha < 2", exact_solution(False).certificate))
+    certificates.append(("exact solution, alpha = 2", exact_solution(True).certificate))
+    return certificates, checks
 
-    # -- the figures' comparison: the authors' methods, error measure and horizons (module docstring)
-    kd_phis = {name: kick_drift_step(method) for name, method in KICK_DRIFT.items()}
-    y0 = (P.x0, P.p0)
+
+def _settings(P: Parameters) -> list:
+    """The figures' two settings: ``(prefix, h, y0, alphas, {alpha: (claim, contact methods checked)}, source)``."""
     both = tuple(CONTACT_METHODS)
-    settings = [            # prefix, h, y0, alphas, {alpha: (claim, contact methods it is checked for)}, source
-        ("", P.h, y0, P.alphas,
+    return [
+        ("", P.h, (P.x0, P.p0), P.alphas,
          {1.0: ("better", ("Contact (2nd)",)), 2.0: ("better", ("Contact (2nd)",)), 0.01: ("comparable", both)},
          "J. Phys. A 2019, damped oscillator figures (h = 0.1, (p0, q0) = (0.75, -0.25))"),
         ("slides, ", P.slides_h, P.slides_y0, P.slides_alphas,
          {0.1: ("better", both), 0.01: ("comparable", both)},
          "slides 29-30 (Numerical example: harmonic oscillator; h = 0.25, initial (0.5, 0.5))"),
     ]
-    fig_max = {}                      # (prefix, alpha, method) -> max figure error
-    fig_curves = {}
-    for prefix, dt, y, alphas, claims, src in settings:
-        fig_curves[prefix] = {}
+
+
+def _maps() -> dict:
+    """The step maps that run: S2 on the contact oscillator, forced Verlet, Caldirola-Kanai, the damped kicks."""
+    osc = contact_oscillator()
+    return {"oscillator": osc, "S2": ig.scheme("contact-splitting-2").step_map(osc),
+            "forced Verlet": forced_verlet_step(), "Caldirola-Kanai": caldirola_kanai_step(caldirola_kanai()),
+            "kicks": {name: kick_drift_step(method) for name, method in KICK_DRIFT.items()}}
+
+
+def _figure_comparison(P: Parameters, maps: dict, sols: dict) -> tuple:
+    """The figures' runs: the authors' methods, error measure and horizons (module docstring).
+
+    Returns ``(curves, maxima)``: ``{prefix: {alpha: (times, exact x, {method: x_n}, {method: figure error})}}``
+    and ``{(prefix, alpha, method): max figure error}``.
+    """
+    maxima, curves = {}, {}
+    for prefix, dt, y, alphas, _, _ in _settings(P):
+        curves[prefix] = {}
         for a in alphas:
             t_end = P.figure_t_small if a < 0.5 else P.figure_t_large
             steps = int(round(t_end / dt))
             times = np.arange(steps + 1) * dt
             xe, _ = _exact_for(a, y, sols)(times)
-            runs = _figure_runs(a, y, dt, steps, osc, fv_phi, kd_phis)
+            runs = _figure_runs(a, y, dt, steps, maps["oscillator"], maps["forced Verlet"], maps["kicks"])
             errs = {name: figure_error(states[:, 0], xe, P.figure_shift) for name, states in runs.items()}
-            fig_curves[prefix][a] = (times, xe, {n: s[:, 0] for n, s in runs.items()}, errs)
+            curves[prefix][a] = (times, xe, {n: s[:, 0] for n, s in runs.items()}, errs)
             for name, e in errs.items():
-                fig_max[(prefix, a, name)] = float(e.max())
-            claim, contacts = claims.get(a, (None, ()))
-            others = COMPARABLE_WITH if claim == "comparable" else BEATS if claim == "better" else ()
-            for contact in contacts:
-                for other in others:
-                    r = fig_max[(prefix, a, contact)] / fig_max[(prefix, a, other)]
-                    what = f"{prefix}alpha = {a:g}: {contact} / {other}, max figure error"
-                    if claim == "better":
-                        res.checks.append(check_below(what, r, BETTER_RATIO, src + ": larger damping, the contact"
-                                                      " integrator beats a symplectic integrator applied to the"
-                                                      " damped equation"))
-                    else:
-                        res.checks.append(check_close("log10 of " + what, np.log10(r), 0.0, COMPARABLE_DECADES,
-                                                      src + ": very small damping, comparable (within a factor 10)"))
-            if not prefix:            # the J. Phys. A figures draw RK4; the slides' figures are not in our copy
-                best_other = min(v for (pr, aa, name), v in fig_max.items()
-                                 if pr == prefix and aa == a and name != "RK4")
-                res.checks.append(check_below(f"alpha = {a:g}: RK4 / the best other method, max figure error",
-                                              fig_max[(prefix, a, "RK4")] / best_other, 1.0,
-                                              src + ": the RK4 curve (fourth order) lies below every other",
-                                              strict=True))
-    res.figures += _figure_paper(out, fig_curves[""], P.alphas, f"{NAME}-figure",
-                                 f"the paper's figure re-drawn: h = {P.h:g}, (p0, q0) = ({P.p0:g}, {P.x0:g})")
+                maxima[(prefix, a, name)] = float(e.max())
+    return curves, maxima
 
-    # -- our extension (measurements, not the paper's claims): orders 2, 4, 6 against forced Verlet, full (x, p)
-    ratios = {}                       # (prefix, alpha, order, kind, measure) -> contact / comparison
-    all_curves = {}
-    for prefix, dt, y, alphas, _, _ in settings:
+
+def _extension(P: Parameters, maps: dict, sols: dict) -> tuple:
+    """Our extension (measurements, not the paper's claims): orders 2, 4, 6 against forced Verlet, full (x, p).
+
+    Returns ``(curves, ratios)``: ``{prefix: ({alpha: {(kind, order): (times, error)}}, alphas, y0, h)}`` and
+    ``{(prefix, alpha, order, kind, measure): contact / comparison}``.
+    """
+    ratios, all_curves = {}, {}
+    for prefix, dt, y, alphas, _, _ in _settings(P):
         steps = int(round(P.t_final / dt))
         times = np.arange(steps + 1) * dt
         curves = {}
@@ -822,9 +815,9 @@ def run(profile="quick", out=".") -> CaseResult:
             exact = _exact_for(a, y, sols)
             curves[a] = {}
             for order in (2, 4, 6):
-                runs = {"contact": _contact_run(order, a, y, dt, steps, base),
-                        "forced Verlet": _forced_verlet_run(order, a, y, dt, steps, fv_phi),
-                        "Caldirola-Kanai": _caldirola_kanai_run(order, a, y, dt, steps, ck_phi)}
+                runs = {"contact": _contact_run(order, a, y, dt, steps, maps["S2"]),
+                        "forced Verlet": _forced_verlet_run(order, a, y, dt, steps, maps["forced Verlet"]),
+                        "Caldirola-Kanai": _caldirola_kanai_run(order, a, y, dt, steps, maps["Caldirola-Kanai"])}
                 errs = {kind: _errors(states, times, exact) for kind, states in runs.items()}
                 for kind, err in errs.items():
                     curves[a][(kind, order)] = (times, err)
@@ -833,29 +826,17 @@ def run(profile="quick", out=".") -> CaseResult:
                     for m, ec, es in zip(MEASURES, contact, _measures(errs[kind], times, a, y)):
                         ratios[(prefix, a, order, kind, m)] = ec / es
         all_curves[prefix] = (curves, alphas, y, dt)
+    return all_curves, ratios
 
-    def _pick(curves, kinds):
-        return {a: {k: v for k, v in c.items() if k[0] in kinds} for a, c in curves.items()}
 
-    curves, alphas, y, dt = all_curves[""]
-    primary = ("contact", "forced Verlet")
-    res.figures += _figure_errors(out, _pick(curves, primary), alphas, f"{NAME}-errors",
-                                  f"our extension: contact (solid) vs forced Verlet (dashed), h = {dt:g};"
-                                  " bottom: E / envelope", envelope_y0=y)
-    res.figures += _figure_errors(out, _pick(curves, ("contact", "Caldirola-Kanai")), alphas,
-                                  f"{NAME}-caldirola-kanai",
-                                  f"secondary reading: contact (solid) vs Caldirola-Kanai (dotted), h = {dt:g}")
-    curves, alphas, y, dt = all_curves["slides, "]
-    res.figures += _figure_errors(out, _pick(curves, primary), alphas, f"{NAME}-slides",
-                                  f"slides: contact (solid) vs forced Verlet (dashed), h = {dt:g}, initial (0.5, 0.5)")
-
-    # -- observed orders
+def _observed_orders(P: Parameters, maps: dict, sols: dict) -> dict:
+    """``{alpha: {method: (order, hs, errors at the final time, fitted slope)}}``."""
+    osc, base, fv_phi = maps["oscillator"], maps["S2"], maps["forced Verlet"]
     table = {}
     hs = np.array(P.order_steps)
+    y0 = (P.x0, P.p0)
     for a in P.order_alphas:
-        exact = _exact_for(a, y0, sols)
-        xe, pe = exact(np.array([P.order_t_final]))
-        rows = {}
+        xe, pe = _exact_for(a, y0, sols)(np.array([P.order_t_final]))
         runners = {
             "contact S2": (2, lambda dt, n: _contact_run(2, a, y0, dt, n, base)),
             "contact Yoshida 4": (4, lambda dt, n: _contact_run(4, a, y0, dt, n, base)),
@@ -868,71 +849,117 @@ def run(profile="quick", out=".") -> CaseResult:
             "Herglotz 2": (2, lambda dt, n: _herglotz_run(2, osc, a, y0, dt, n)),
         }
         for name in BEATS:
-            runners[name] = (1, lambda dt, n, phi=kd_phis[name]: _run_composition(phi, (1,), a, list(y0), dt, n))
+            runners[name] = (1, lambda dt, n, phi=maps["kicks"][name]: _run_composition(phi, (1,), a, list(y0), dt, n))
+        rows = {}
         for name, (order, runner) in runners.items():
             errs = []
             for dt in hs:
                 n = int(round(P.order_t_final / dt))
                 final = runner(float(dt), n)[-1]
                 errs.append(float(np.hypot(final[0] - xe[0], final[1] - pe[0])))
-            slope = float(np.polyfit(np.log(hs), np.log(errs), 1)[0])
-            rows[name] = (hs, errs, slope)
-            if (name in BEATS or "averaged" in name) and a < 0.5:
-                # for small alpha h the O(alpha h) error term is not yet dominant: no asymptotic slope
-                res.notes.append(f"alpha = {a:g}: observed slope of {name} over h = {P.order_steps}: {slope:.2f}"
-                                 " (pre-asymptotic; order 1 certified)")
-                continue
-            res.checks.append(check_close(f"alpha = {a:g}: observed order of {name}", slope, order, 0.25,
-                                          "J. Phys. A 2019 / slides 27-28 (Hamiltonian integrators): orders 2,"
-                                          " 4, 6 (splitting, Yoshida) and"
-                                          " 1, 2 (variational); the comparisons' orders (ours: 1 for the damped"
-                                          " kicks, certified)"))
+            rows[name] = (order, hs, errs, float(np.polyfit(np.log(hs), np.log(errs), 1)[0]))
         table[a] = rows
-    res.figures += _figure_orders(out, table, f"{NAME}-orders")
+    return table
 
-    # -- high precision: the contact defect of the order-6 composite
-    a_hp = sympy.Rational(1, 10)
-    defect = _contact_defect(base, osc, compositions.yoshida_composition(6), a_hp, ["-0.25", "0.75", "0"],
-                             "0.1", P.hp_dps, P.hp_steps)
-    res.checks.append(check_below(f"contact defect of the order-6 step's Jacobian ({P.hp_dps} digits, {P.hp_steps} steps)",
-                                  float(defect), 1e-45, "slides 27-28 (Hamiltonian integrators): S_2 and its"
-                                  " compositions are contact maps (our S2 orders the same exact flows"
-                                  " differently)"))
 
-    # -- derivations, findings, notes
-    res.derivations.append(sols[False].derivation)
-    res.derivations.append(sols[True].derivation)
-    D = darboux_coordinates(1)
-    res.derivations.append(separable_contact_flows(D.p[0]**2 / 2, D.x[0]**2 / 2, alpha, D, sympy.Symbol("tau")).derivation)
-    res.derivations.append(HerglotzVariational(2).discrete_principle(osc).equations().derivation)
-    res.derivations.append(forced_del_certificate().derivation)
-    res.findings = list(FINDINGS)
+def simulations(P: Parameters) -> dict:
+    """Every run: the figures' comparison, our extension (orders 2, 4, 6), the observed orders, the 50-digit defect.
+
+    Returns a dict: ``"figures"`` and ``"figure_max"`` (:func:`_figure_comparison`), ``"extension"`` and
+    ``"ratios"`` (:func:`_extension`), ``"orders"`` (:func:`_observed_orders`) and ``"defect"`` (the order-6
+    composite's contact defect).
+    """
+    maps = _maps()
+    sols = {False: exact_solution(False), True: exact_solution(True)}
+    curves, maxima = _figure_comparison(P, maps, sols)
+    extension, ratios = _extension(P, maps, sols)
+    defect = _contact_defect(maps["S2"], maps["oscillator"], compositions.yoshida_composition(6), sympy.Rational(1, 10),
+                             ["-0.25", "0.75", "0"], "0.1", P.hp_dps, P.hp_steps)
+    return {"figures": curves, "figure_max": maxima, "extension": extension, "ratios": ratios,
+            "orders": _observed_orders(P, maps, sols), "defect": defect}
+
+
+def _pre_asymptotic(name, a) -> bool:
+    """For small alpha h the O(alpha h) error term is not yet dominant: no asymptotic slope to check."""
+    return (name in BEATS or "averaged" in name) and a < 0.5
+
+
+def checks(P: Parameters, sims: dict) -> list:
+    """The verdicts on the runs of :func:`simulations`: the figures' claims, the observed orders, the defect."""
+    out = []
+    fig_max = sims["figure_max"]
+    for prefix, _, _, alphas, claims, src in _settings(P):
+        for a in alphas:
+            claim, contacts = claims.get(a, (None, ()))
+            others = COMPARABLE_WITH if claim == "comparable" else BEATS if claim == "better" else ()
+            for contact in contacts:
+                for other in others:
+                    r = fig_max[(prefix, a, contact)] / fig_max[(prefix, a, other)]
+                    what = f"{prefix}alpha = {a:g}: {contact} / {other}, max figure error"
+                    if claim == "better":
+                        out.append(check_below(what, r, BETTER_RATIO, src + ": larger damping, the contact"
+                                               " integrator beats a symplectic integrator applied to the"
+                                               " damped equation"))
+                    else:
+                        out.append(check_close("log10 of " + what, np.log10(r), 0.0, COMPARABLE_DECADES,
+                                               src + ": very small damping, comparable (within a factor 10)"))
+            if not prefix:            # the J. Phys. A figures draw RK4; the slides' figures are not in our copy
+                best_other = min(v for (pr, aa, name), v in fig_max.items()
+                                 if pr == prefix and aa == a and name != "RK4")
+                out.append(check_below(f"alpha = {a:g}: RK4 / the best other method, max figure error",
+                                       fig_max[(prefix, a, "RK4")] / best_other, 1.0,
+                                       src + ": the RK4 curve (fourth order) lies below every other", strict=True))
+    for a, rows in sims["orders"].items():
+        for name, (order, _, _, slope) in rows.items():
+            if _pre_asymptotic(name, a):
+                continue
+            out.append(check_close(f"alpha = {a:g}: observed order of {name}", slope, order, 0.25,
+                                   "J. Phys. A 2019 / slides 27-28 (Hamiltonian integrators): orders 2,"
+                                   " 4, 6 (splitting, Yoshida) and"
+                                   " 1, 2 (variational); the comparisons' orders (ours: 1 for the damped"
+                                   " kicks, certified)"))
+    out.append(check_below(f"contact defect of the order-6 step's Jacobian ({P.hp_dps} digits, {P.hp_steps} steps)",
+                           float(sims["defect"]), 1e-45, "slides 27-28 (Hamiltonian integrators): S_2 and its"
+                           " compositions are contact maps (our S2 orders the same exact flows"
+                           " differently)"))
+    return out
+
+
+def _notes(P: Parameters, sims: dict) -> list:
+    notes = [f"alpha = {a:g}: observed slope of {name} over h = {P.order_steps}: {slope:.2f}"
+             " (pre-asymptotic; order 1 certified)"
+             for a, rows in sims["orders"].items() for name, (_, _, _, slope) in rows.items()
+             if _pre_asymptotic(name, a)]
+    ratios, fig_max = sims["ratios"], sims["figure_max"]
+
     def _table(prefix, kind, measure, alphas):
-        return "; ".join(f"alpha = {a:g}: " + ", ".join(f"{ratios[(prefix, a, k, kind, measure)]:.4f}" for k in (2, 4, 6))
+        return "; ".join(f"alpha = {a:g}: "
+                         + ", ".join(f"{ratios[(prefix, a, k, kind, measure)]:.4f}" for k in (2, 4, 6))
                          for a in alphas)
 
     def _fig(prefix, num, den, a):
         return fig_max[(prefix, a, num)] / fig_max[(prefix, a, den)]
 
+    settings = _settings(P)
     for prefix, dt, _, alphas, _, _ in settings:
         where = f"h = {dt:g}" + (", slides" if prefix else "")
         for num, den in (("Contact (2nd)", "Leapfrog"), ("Contact (2nd)", "Ruth3"),
                          ("Contact (2nd)", "Verlet, damped kicks"), ("Contact (1st)", "Ruth3"),
                          ("Contact (1st)", "Verlet, damped kicks"), ("Contact (1st)", "symplectic Euler, damped kick"),
                          ("Contact (1st)", "Leapfrog"), ("RK4", "Contact (2nd)")):
-            res.notes.append(f"THE FIGURES ({where}, max figure error): {num} / {den}: "
-                             + "; ".join(f"alpha = {a:g}: {_fig(prefix, num, den, a):.3f}" for a in alphas))
+            notes.append(f"THE FIGURES ({where}, max figure error): {num} / {den}: "
+                         + "; ".join(f"alpha = {a:g}: {_fig(prefix, num, den, a):.3f}" for a in alphas))
     for prefix, dt, _, alphas, _, _ in settings:
         where = f"h = {dt:g}" + (", slides" if prefix else "")
         for m in MEASURES:
-            res.notes.append(f"OUR EXTENSION ({where}, {m}): contact S2 and its Yoshida compositions / forced Verlet"
-                             " and its compositions, orders 2, 4, 6: " + _table(prefix, "forced Verlet", m, alphas))
+            notes.append(f"OUR EXTENSION ({where}, {m}): contact S2 and its Yoshida compositions / forced Verlet"
+                         " and its compositions, orders 2, 4, 6: " + _table(prefix, "forced Verlet", m, alphas))
     for prefix, dt, _, alphas, _, _ in settings:
         where = f"h = {dt:g}" + (", slides" if prefix else "")
         for m in MEASURES:
-            res.notes.append(f"SECONDARY reading ({where}, {m}): contact / Caldirola-Kanai splitting, orders 2, 4, 6: "
-                             + _table(prefix, "Caldirola-Kanai", m, alphas))
-    res.notes += [
+            notes.append(f"SECONDARY reading ({where}, {m}): contact / Caldirola-Kanai splitting, orders 2, 4, 6: "
+                         + _table(prefix, "Caldirola-Kanai", m, alphas))
+    notes += [
         "The comparison is the one of the paper's figures, taken from the authors' public code"
         " (github.com/mseri/contact-variational-integrator, DampedOscillator.ipynb): Contact (1st) and (2nd) are the"
         " Herglotz integrators of v^2/2 - (V(x_j) + V(x_{j+1}))/2 - alpha z_j and of the same with"
@@ -952,5 +979,49 @@ def run(profile="quick", out=".") -> CaseResult:
         "Secondary reading (figure only): Caldirola-Kanai H = e^{-alpha t} P^2/2 + e^{alpha t} q^2/2, autonomized,"
         " split D/2 U/2 K U/2 D/2, Yoshida-composed; p = e^{-alpha t} P.",
     ]
+    return notes
+
+
+def _all_figures(P: Parameters, sims: dict, out) -> list:
+    def _pick(curves, kinds):
+        return {a: {k: v for k, v in c.items() if k[0] in kinds} for a, c in curves.items()}
+
+    paths = _figure_paper(out, sims["figures"][""], P.alphas, f"{NAME}-figure",
+                          f"the paper's figure re-drawn: h = {P.h:g}, (p0, q0) = ({P.p0:g}, {P.x0:g})")
+    curves, alphas, y, dt = sims["extension"][""]
+    primary = ("contact", "forced Verlet")
+    paths += _figure_errors(out, _pick(curves, primary), alphas, f"{NAME}-errors",
+                            f"our extension: contact (solid) vs forced Verlet (dashed), h = {dt:g};"
+                            " bottom: E / envelope", envelope_y0=y)
+    paths += _figure_errors(out, _pick(curves, ("contact", "Caldirola-Kanai")), alphas, f"{NAME}-caldirola-kanai",
+                            f"secondary reading: contact (solid) vs Caldirola-Kanai (dotted), h = {dt:g}")
+    curves, alphas, y, dt = sims["extension"]["slides, "]
+    paths += _figure_errors(out, _pick(curves, primary), alphas, f"{NAME}-slides",
+                            f"slides: contact (solid) vs forced Verlet (dashed), h = {dt:g}, initial (0.5, 0.5)")
+    table = {a: {name: (hs, errs, slope) for name, (_, hs, errs, slope) in rows.items()}
+             for a, rows in sims["orders"].items()}
+    paths += _figure_orders(out, table, f"{NAME}-orders")
+    return paths
+
+
+def run(profile="quick", out=".") -> CaseResult:
+    """Run the experiment (see the module docstring) and return its checks, certificates and figures."""
+    start = time.perf_counter()
+    P = Parameters.quick() if profile == "quick" else Parameters.paper()
+    res = CaseResult(NAME, TITLE, SOURCE, profile, P)
+    res.certificates, symbolic_checks = certify(P)
+    sims = simulations(P)
+    res.checks = symbolic_checks + checks(P, sims)
+    res.figures = _all_figures(P, sims, out)
+    osc = contact_oscillator()
+    res.derivations.append(exact_solution(False).derivation)
+    res.derivations.append(exact_solution(True).derivation)
+    D = darboux_coordinates(1)
+    res.derivations.append(separable_contact_flows(D.p[0]**2 / 2, D.x[0]**2 / 2, alpha, D,
+                                                   sympy.Symbol("tau")).derivation)
+    res.derivations.append(HerglotzVariational(2).discrete_principle(osc).equations().derivation)
+    res.derivations.append(forced_del_certificate().derivation)
+    res.findings = list(FINDINGS)
+    res.notes = _notes(P, sims)
     res.seconds = time.perf_counter() - start
     return res

@@ -113,14 +113,17 @@ from geomcheck.calculus import diff
 from geomcheck.structures import certify_contact_factor, certify_time_dependent_energy_law, darboux_coordinates
 from geomcheck.structures.contact import (contact_coordinates, contact_generating_lagrangian,
                                           modified_contact_hamiltonian, modified_herglotz_lagrangian)
-from integrators.lower import lower, lower_expressions
+from integrators.run_map import run_map
 from integrators.schemes.contact_time_splitting import TimeDependentContactSplitting
 from integrators.systems import STEP_SYMBOL
 
 from . import _plotting
 from ._core import CaseResult, Finding, check_below, check_true
+from .observing import expressions_on_states
+from .tangent import identity_rows, jacobians, tangent_lift
 
-__all__ = ["NAME", "TITLE", "SOURCE", "FINDINGS", "EQUATIONS", "Parameters", "run", "spin_orbit_system",
+__all__ = ["NAME", "TITLE", "SOURCE", "FINDINGS", "EQUATIONS", "Parameters", "run", "certify", "simulations",
+           "checks", "spin_orbit_system",
            "generic_system", "stroboscopic_section", "modified_equation_certificates"]
 
 NAME = "vermeeren-spin-orbit"
@@ -238,27 +241,21 @@ def modified_equation_certificates(order: int = 3, system=None, scheme=None) -> 
 # --------------------------------------------------------------------------- run helpers
 
 
-def _run_extended(low, values, y0, steps, every):
-    """Run the lowered extended step; save every ``every`` steps. Returns (saved, batch, 5)."""
-    bound = low.bind(values)
-    y = [np.ascontiguousarray(y0[:, i]) for i in range(y0.shape[1])]
-    saved = [np.column_stack(y)]
-    for n in range(1, steps + 1):
-        y = bound.step(y)
-        if n % every == 0:
-            saved.append(np.column_stack(y))
-    return np.array(saved)
-
-
 def _contact_defect(ext_system, ext_phi, gamma_ext, values, y0, dt, dps, steps):
-    """max |eta~(phi(y)) Dphi(y) - g(y) eta~(y)| over a few steps of the extended map, in mpmath."""
+    """max |eta~(phi(y)) Dphi(y) - g(y) eta~(y)| over a few steps of the extended map, in mpmath.
+
+    The extended map runs from ``y0`` (:func:`integrators.run_map`, ``dps`` digits); at each state of the
+    run, one step of its tangent lift from the unit vectors gives ``phi(y)`` and ``Dphi(y)``.
+    """
     coords = ext_system.coords
     dim = len(coords)
-    J = [[diff(e, c) for c in coords] for e in ext_phi.exprs]
+    params = list(ext_system.parameters)
     g = sympy.exp(-gamma_ext.xreplace({ext_system.x[1]: ext_system.x[1] + h / 2}) * h)
-    params = [h, *ext_system.parameters]
-    kern = lower_expressions(list(ext_phi.exprs) + [g] + [J[i][j] for i in range(dim) for j in range(dim)],
-                             coords, params, backend="mpmath", what="the extended step and its Jacobian")
+    options = dict(dt=dt, params={s: values[s] for s in params}, backend="mpmath", dps=dps)
+    states = run_map(ext_phi, y0, steps=steps, save_every=1, **options).y
+    one_step = run_map(tangent_lift(ext_phi, dim), identity_rows(states[:-1]), steps=1, save_every=1, **options).y[-1]
+    factors = expressions_on_states([g], coords, [h, *params], [dt, *[values[s] for s in params]], backend="mpmath",
+                                    dps=dps, what="the contact factor")(states[:-1])[0]
     (qi, ti), (pi, Ei) = (coords.index(ext_system.x[0]), coords.index(ext_system.x[1])), \
         (coords.index(ext_system.p[0]), coords.index(ext_system.p[1]))
     zi = coords.index(ext_system.z)
@@ -270,112 +267,64 @@ def _contact_defect(ext_system, ext_phi, gamma_ext, values, y0, dt, dps, steps):
 
     worst = mpmath.mpf(0)
     with mpmath.workdps(dps):
-        S = kern.scalars(mpmath.mpf(dt), *[mpmath.mpf(values[s]) for s in ext_system.parameters])
-        y = [mpmath.mpf(v) for v in y0]
-        for _ in range(steps):
-            vals = kern.kernel(S, *y)
-            new, factor = list(vals[:dim]), vals[dim]
-            Jm = mpmath.matrix([[vals[dim + 1 + dim * i + j] for j in range(dim)] for i in range(dim)])
-            R = eta_row(new) * Jm - factor * eta_row(y)
+        for y, after, jacobian, factor in zip(states[:-1], one_step, jacobians(one_step, dim), factors):
+            R = eta_row(after[:dim]) * mpmath.matrix(jacobian.tolist()) - factor * eta_row(y)
             worst = max([worst] + [abs(R[0, k]) for k in range(dim)])
-            y = new
     return worst
 
 
 def stroboscopic_section(P: Parameters, system=None, scheme=None):
     """``(q, q', t)`` at ``t = 2 pi k``, k = 0..orbits, for every initial angle: arrays (orbits + 1, batch).
 
-    The lowered extended step of :class:`TimeDependentContactSplitting` (the certified map) runs
-    on the whole ensemble.
+    The extended step of :class:`TimeDependentContactSplitting` (the certified map) runs on the
+    whole ensemble through :func:`integrators.run_map`.
     """
     system = spin_orbit_system(P) if system is None else system
     scheme = TimeDependentContactSplitting() if scheme is None else scheme
     ext_system, ext_phi, _ = scheme.extended(system)
     dt = 2 * math.pi / P.steps_per_orbit
-    values = {h: dt, **{s: float(v) for s, v in system.parameter_values.items()}}
+    values = {s: float(v) for s, v in system.parameter_values.items()}
     coords = ext_system.coords
     y0 = np.zeros((len(P.q0), len(coords)))
     y0[:, coords.index(ext_system.x[0])] = P.q0
     y0[:, coords.index(ext_system.p[0])] = P.qdot0
-    low = lower(ext_phi, parameters=[h, *ext_system.parameters])
-    strobe = _run_extended(low, values, y0, P.orbits * P.steps_per_orbit, P.steps_per_orbit)
+    strobe = run_map(ext_phi, y0, dt=dt, steps=P.orbits * P.steps_per_orbit, save_every=P.steps_per_orbit,
+                     params=values).y
     return tuple(strobe[:, :, coords.index(c)] for c in (ext_system.x[0], ext_system.p[0], ext_system.x[1]))
 
 
 # --------------------------------------------------------------------------- run
 
 
-def run(profile="quick", out=".") -> CaseResult:
-    """Run the experiment (see the module docstring)."""
-    start = time.perf_counter()
-    P = Parameters.quick() if profile == "quick" else Parameters.paper()
-    res = CaseResult(NAME, TITLE, SOURCE, profile, P)
+def certify(P: Parameters) -> tuple:
+    """The symbolic results: ``(certificates, checks)``.
+
+    The extended step that runs is contact with its factor (and, in the paper profile, of order 2 and
+    symmetric), the projected step contact at every fixed time, the generic class contact, the energy
+    law; slides 25-26: the modified equations contact and variational, the step generated by a Lagrangian.
+    """
     system = spin_orbit_system(P)
     scheme = TimeDependentContactSplitting()
     ext_system, ext_phi, tt = scheme.extended(system)
-    gamma = diff(system.energy, z)
-    gamma_ext = gc.substitute(gamma, {t: tt})
-
-    # -- certificates: the map that runs, and the generic one
+    gamma_ext = gc.substitute(diff(system.energy, z), {t: tt})
+    certificates, checks = [], []
     factor = sympy.exp(-gc.substitute(gamma_ext, {tt: tt + h / 2}) * h)
-    res.certificates.append(("extended step D/2 C/2 B/2 A B/2 C/2 D/2: contact for dz - p dq - E dt with factor"
-                             " exp(-f(t + h/2) h)", certify_contact_factor(ext_phi, ext_system.eta, factor)))
+    certificates.append(("extended step D/2 C/2 B/2 A B/2 C/2 D/2: contact for dz - p dq - E dt with factor"
+                         " exp(-f(t + h/2) h)", certify_contact_factor(ext_phi, ext_system.eta, factor)))
     if P.order_and_symmetry:
         for prop, cert in scheme.certify(system, properties=["order", "symmetric"]).items():
-            res.certificates.append((f"extended step: {prop}", cert))
-    res.certificates.append(("projected step on (q, p, z): contact at every fixed t",
-                             scheme.certify_frozen_time_contact(system)))
+            certificates.append((f"extended step: {prop}", cert))
+    certificates.append(("projected step on (q, p, z): contact at every fixed t",
+                         scheme.certify_frozen_time_contact(system)))
     G = generic_system()
-    res.certificates.append(("generic H = p^2/2 + V(q, t) + g(t) z: extended step contact",
-                             scheme.certify(G, properties=["contact"])["contact"]))
+    certificates.append(("generic H = p^2/2 + V(q, t) + g(t) z: extended step contact",
+                         scheme.certify(G, properties=["contact"])["contact"]))
     D1 = darboux_coordinates(1, x="q")
-    res.certificates.append(("time-dependent contact equations and dH/dt = -H H_z + H_t",
-                             certify_time_dependent_energy_law(
-                                 gc.substitute(system.energy, {q: D1.x[0], p: D1.p[0], z: D1.z}), D1, t)))
+    certificates.append(("time-dependent contact equations and dH/dt = -H H_z + H_t",
+                         certify_time_dependent_energy_law(
+                             gc.substitute(system.energy, {q: D1.x[0], p: D1.p[0], z: D1.z}), D1, t)))
 
-    # -- the run: an ensemble, stroboscopic section at t = 2 pi k
-    Q, W, T = stroboscopic_section(P, system, scheme)
-    res.checks.append(check_below("the stroboscopic times are t = 2 pi k (max |t - 2 pi k|)",
-                                  float(np.abs(T[:, 0] - 2 * np.pi * np.arange(len(T))).max()),
-                                  # two additions of h/2 per step, each rounding by at most eps * t
-                                  2 * P.orbits * P.steps_per_orbit * np.finfo(float).eps * 2 * np.pi * P.orbits,
-                                  "our setup: section at a fixed point of the orbit (slide 31: Poincare section)"))
-    width = math.sqrt(2 * P.eps)
-    last = np.abs(W[-10:] - 1).max()
-    res.checks.append(check_below("capture into the 1:1 resonance: max |q' - 1| over the last 10 strobe points,"
-                                  " all trajectories", float(last), width,
-                                  "slide 31: 'capture into resonance' (our parameters): inside the separatrix"
-                                  " half-width sqrt(2 eps)", strict=True))
-    res.checks.append(check_true("every trajectory starts outside the resonance (q'(0) - 1 > sqrt(2 eps))",
-                                 P.qdot0 - 1, f"> {width:.3f}", P.qdot0 - 1 > width, "our setup"))
-    phi = np.mod(Q - T + np.pi / 2, np.pi) - np.pi / 2           # angle of the long axis to the planet, mod pi
-    steps_k = np.hypot(np.diff(phi, axis=0), np.diff(W, axis=0))
-    mid = len(steps_k) // 2
-    early, late = steps_k[mid - 5: mid + 5].mean(), steps_k[-10:].mean()
-    res.checks.append(check_below("the stroboscopic points converge: mean step over the last 10 / over 10 mid-run",
-                                  float(late / early), 0.5, "slide 31: Poincare section, the points spiral to the"
-                                  " resonant fixed point", strict=True))
-    rotation = np.diff(Q, axis=0)[-10:] / (2 * np.pi)              # mean q' over each of the last 10 orbits
-    mean_dev = float(np.abs(rotation - 1).max())
-    res.checks.append(check_below("mean angular velocity over each of the last 10 orbits: max |<q'> - 1|",
-                                  mean_dev, 0.1 * width, "slide 31: 'angular velocity decreasing' into the 1:1"
-                                  " resonance, q' -> 1 in the mean (our tolerance: a tenth of the resonance"
-                                  " half-width)"))
-
-    # -- high precision: contact defect of the extended step
-    hp_values = {s: sympy.nsimplify(v) for s, v in system.parameter_values.items()}
-    coords = ext_system.coords
-    y_hp = [0] * len(coords)
-    y_hp[coords.index(ext_system.x[0])] = sympy.Rational(1, 2)
-    y_hp[coords.index(ext_system.p[0])] = sympy.Rational(13, 10)
-    defect = _contact_defect(ext_system, ext_phi, gamma_ext, hp_values, y_hp,
-                             mpmath.mpf(2) * mpmath.pi / P.steps_per_orbit, P.hp_dps, P.hp_steps)
-    res.checks.append(check_below(f"contact defect of the extended step's Jacobian ({P.hp_dps} digits,"
-                                  f" {P.hp_steps} steps)", float(defect), 1e-45,
-                                  "slide 28 (time-dependent splitting, after slide 27: 'as a composition of"
-                                  " contact maps, S_2(h) is itself a contact map'): contact for dz - p dq - E dt"))
-
-    # -- slides 25-26: modified equations contact and variational; the step generated by a Lagrangian
+    # slides 25-26: modified equations contact and variational; the step generated by a Lagrangian
     me = modified_equation_certificates(P.modified_order, G, scheme)
     k = P.modified_order
     claims = {
@@ -390,10 +339,74 @@ def run(profile="quick", out=".") -> CaseResult:
     }
     for key, (what, source) in claims.items():
         cert = me[key]
-        res.certificates.append((what, cert))
-        res.checks.append(check_true(what, cert.verdict(), "holds", cert.holds is True, source))
+        certificates.append((what, cert))
+        checks.append(check_true(what, cert.verdict(), "holds", cert.holds is True, source))
+    return certificates, checks
 
-    # -- figures
+
+def simulations(P: Parameters) -> dict:
+    """The runs: ``"section"`` (:func:`stroboscopic_section` of the ensemble) and ``"defect"`` (the extended
+    step's contact defect over ``P.hp_steps`` steps at ``P.hp_dps`` digits)."""
+    system = spin_orbit_system(P)
+    scheme = TimeDependentContactSplitting()
+    ext_system, ext_phi, tt = scheme.extended(system)
+    gamma_ext = gc.substitute(diff(system.energy, z), {t: tt})
+    section = stroboscopic_section(P, system, scheme)
+    hp_values = {s: sympy.nsimplify(v) for s, v in system.parameter_values.items()}
+    coords = ext_system.coords
+    y_hp = [0] * len(coords)
+    y_hp[coords.index(ext_system.x[0])] = sympy.Rational(1, 2)
+    y_hp[coords.index(ext_system.p[0])] = sympy.Rational(13, 10)
+    defect = _contact_defect(ext_system, ext_phi, gamma_ext, hp_values, y_hp,
+                             mpmath.mpf(2) * mpmath.pi / P.steps_per_orbit, P.hp_dps, P.hp_steps)
+    return {"section": section, "defect": defect}
+
+
+def _angles(Q, T):
+    """The angle of the long axis to the planet, mod pi."""
+    return np.mod(Q - T + np.pi / 2, np.pi) - np.pi / 2
+
+
+def checks(P: Parameters, sims: dict) -> list:
+    """The verdicts on the runs of :func:`simulations`: capture into the 1:1 resonance, the contact defect."""
+    Q, W, T = sims["section"]
+    out = [check_below("the stroboscopic times are t = 2 pi k (max |t - 2 pi k|)",
+                       float(np.abs(T[:, 0] - 2 * np.pi * np.arange(len(T))).max()),
+                       # two additions of h/2 per step, each rounding by at most eps * t
+                       2 * P.orbits * P.steps_per_orbit * np.finfo(float).eps * 2 * np.pi * P.orbits,
+                       "our setup: section at a fixed point of the orbit (slide 31: Poincare section)")]
+    width = math.sqrt(2 * P.eps)
+    last = np.abs(W[-10:] - 1).max()
+    out.append(check_below("capture into the 1:1 resonance: max |q' - 1| over the last 10 strobe points,"
+                           " all trajectories", float(last), width,
+                           "slide 31: 'capture into resonance' (our parameters): inside the separatrix"
+                           " half-width sqrt(2 eps)", strict=True))
+    out.append(check_true("every trajectory starts outside the resonance (q'(0) - 1 > sqrt(2 eps))",
+                          P.qdot0 - 1, f"> {width:.3f}", P.qdot0 - 1 > width, "our setup"))
+    phi = _angles(Q, T)
+    steps_k = np.hypot(np.diff(phi, axis=0), np.diff(W, axis=0))
+    mid = len(steps_k) // 2
+    early, late = steps_k[mid - 5: mid + 5].mean(), steps_k[-10:].mean()
+    out.append(check_below("the stroboscopic points converge: mean step over the last 10 / over 10 mid-run",
+                           float(late / early), 0.5, "slide 31: Poincare section, the points spiral to the"
+                           " resonant fixed point", strict=True))
+    rotation = np.diff(Q, axis=0)[-10:] / (2 * np.pi)              # mean q' over each of the last 10 orbits
+    mean_dev = float(np.abs(rotation - 1).max())
+    out.append(check_below("mean angular velocity over each of the last 10 orbits: max |<q'> - 1|",
+                           mean_dev, 0.1 * width, "slide 31: 'angular velocity decreasing' into the 1:1"
+                           " resonance, q' -> 1 in the mean (our tolerance: a tenth of the resonance"
+                           " half-width)"))
+    out.append(check_below(f"contact defect of the extended step's Jacobian ({P.hp_dps} digits,"
+                           f" {P.hp_steps} steps)", float(sims["defect"]), 1e-45,
+                           "slide 28 (time-dependent splitting, after slide 27: 'as a composition of"
+                           " contact maps, S_2(h) is itself a contact map'): contact for dz - p dq - E dt"))
+    return out
+
+
+def _figures(P: Parameters, sims: dict, out) -> list:
+    Q, W, T = sims["section"]
+    phi = _angles(Q, T)
+    width = math.sqrt(2 * P.eps)
     fig, (ax1, ax2) = _plotting.figure(1, 2, figsize=(10, 4))
     k = np.arange(len(W))
     for b in range(W.shape[1]):
@@ -409,8 +422,18 @@ def run(profile="quick", out=".") -> CaseResult:
     ax2.set_xlabel("t")
     ax2.set_ylabel(r"$\dot q$ at $t = 2\pi k$")
     ax2.set_title("angular velocity decreasing; capture into 1:1")
-    res.figures += _plotting.save(fig, out, f"{NAME}-section")
+    return _plotting.save(fig, out, f"{NAME}-section")
 
+
+def run(profile="quick", out=".") -> CaseResult:
+    """Run the experiment (see the module docstring)."""
+    start = time.perf_counter()
+    P = Parameters.quick() if profile == "quick" else Parameters.paper()
+    res = CaseResult(NAME, TITLE, SOURCE, profile, P)
+    res.certificates, symbolic_checks = certify(P)
+    sims = simulations(P)
+    res.checks = checks(P, sims) + symbolic_checks
+    res.figures += _figures(P, sims, out)
     res.derivations.append(res.certificates[0][1].derivation)
     res.findings = list(FINDINGS)
     res.notes += [

@@ -56,9 +56,8 @@ from .qstructures import (
     so_structure_constants,
     structure_constants,
 )
+from .version import __version__
 from .zero import clear_caches
-
-__version__ = "0.1.0"
 
 __all__ = [
     "errors",

@@ -32,6 +32,7 @@ from .errors import (
     NotHomogeneousError,
     UnknownCoordinateError,
 )
+from .latex import superfunction_latex
 
 if TYPE_CHECKING:
     from .domain import Domain
@@ -200,7 +201,7 @@ def odd_left_derivative(terms: Mapping, index: int) -> Terms:
 _NAME = re.compile(r"^[A-Za-z_\\][A-Za-z0-9_{}^\\']*$")
 
 
-def _split_names(names) -> list:
+def split_names(names) -> list:
     """``[(name, given Symbol or None)]`` from a string or a list of str/Symbol."""
     if isinstance(names, str):
         parts = [s for s in re.split(r"[\s,]+", names.strip()) if s]
@@ -275,7 +276,7 @@ class Chart:
 
     def __init__(self, names: str | Iterable[str | sympy.Symbol], degrees: Sequence[int] | None = None,
                  domain: Domain | Mapping[Any, tuple[Any, Any] | sympy.Interval] | None = None):
-        given = _split_names(names)
+        given = split_names(names)
         names = [n for n, _ in given]
         if not names:
             raise ChartError("a Chart needs at least one coordinate")
@@ -434,14 +435,12 @@ class Chart:
 
     def d(self, f: sympy.Expr | float) -> Form:
         """Exterior derivative of a function on an ordinary chart: a 1-form."""
-        from .forms import Form, d
-
         if self.is_graded:
             raise ChartMismatchError(
                 f"{self!r}.d(f) is the exterior derivative on an ordinary chart; this chart is"
                 " graded (use de_rham_vector_field on its T[1] shift instead)"
             )
-        return d(Form.function(self, f))
+        return _exterior_derivative(self, f)
 
     def shifted_tangent(self) -> "Chart":
         """T[1]M: this chart's coordinates and their differentials dx^i (degree 1)."""
@@ -476,6 +475,21 @@ class Chart:
                 f"{what} {e} contains anticommuting symbols; an even coefficient was expected"
             )
         return require_finite(e, what)
+
+
+# Chart.d makes a Form, and forms (geomcheck.forms) are built on this module: a form is a
+# function on the chart's T[1] shift.  So forms hands its exterior derivative down when it is
+# imported (importing geomcheck imports it), and this module needs no import of the one above.
+_exterior_derivative = None
+
+
+def provide_exterior_derivative(exterior_derivative) -> None:
+    """Let :meth:`Chart.d` compute ``exterior_derivative(chart, f)``, the 1-form ``df``.
+
+    Called once, by :mod:`geomcheck.forms`, which defines forms.
+    """
+    global _exterior_derivative
+    _exterior_derivative = exterior_derivative
 
 
 def as_sequence(values, what: str, expected: str, error=None) -> list:
@@ -571,7 +585,7 @@ class SuperFunction:
     @classmethod
     def from_expr(cls, chart: Chart, expr: sympy.Expr | float | SuperFunction) -> "SuperFunction":
         if isinstance(expr, SuperFunction):
-            _same_chart(chart, expr.chart, "function")
+            require_same_chart(chart, expr.chart, "function")
             return expr
         try:
             e = sympy.sympify(expr, strict=False)
@@ -579,12 +593,12 @@ class SuperFunction:
             raise ExpressionError(f"{expr!r} is not a sympy expression") from exc
         if isinstance(e, sympy.Basic):
             require_finite(e)
-        return cls._raw(chart, _read(chart, e))
+        return cls._raw(chart, read_terms(chart, e))
 
     # -- arithmetic
     def _coerce(self, other):
         if isinstance(other, SuperFunction):
-            _same_chart(self.chart, other.chart, "superfunction")
+            require_same_chart(self.chart, other.chart, "superfunction")
             return other
         return SuperFunction.from_expr(self.chart, other)
 
@@ -680,15 +694,14 @@ class SuperFunction:
         return f"SuperFunction({self.expr})"
 
     def _latex(self, printer=None):
-        from .latex import superfunction_latex
-
         return superfunction_latex(self)
 
     def _repr_latex_(self):
         return f"${self._latex()}$"
 
 
-def _same_chart(a: Chart, b: Chart, what: str):
+def require_same_chart(a: Chart, b: Chart, what: str) -> None:
+    """Refuse to combine a ``what`` on chart ``b`` with one on chart ``a`` unless the charts are equal."""
     if a != b:
         raise ChartMismatchError(f"cannot combine a {what} on {b!r} with one on {a!r}")
 
@@ -717,7 +730,7 @@ def _term_degree(chart: Chart, key: tuple, coeff) -> int:
     return odd_deg + degs.pop()
 
 
-def _read(chart: Chart, e) -> Terms:
+def read_terms(chart: Chart, e) -> Terms:
     """Read a sympy expression, in the order written, as canonical terms."""
     if e.is_commutative:
         if not isinstance(e, sympy.Expr):
@@ -734,18 +747,18 @@ def _read(chart: Chart, e) -> Terms:
     if isinstance(e, sympy.Add):
         acc = Accumulator()
         for arg in e.args:
-            acc.add_terms(_read(chart, arg))
+            acc.add_terms(read_terms(chart, arg))
         return acc.result()
     if isinstance(e, sympy.Mul):
         # sympy keeps commutative factors first and the rest in the order written
         out = {(): sympy.S.One}
         for arg in e.args:
-            out = mul_terms(out, _read(chart, arg))
+            out = mul_terms(out, read_terms(chart, arg))
             if not out:
                 return {}
         return out
     if isinstance(e, sympy.Pow) and e.exp.is_Integer and e.exp > 0:
-        base = _read(chart, e.base)
+        base = read_terms(chart, e.base)
         out = {(): sympy.S.One}
         for _ in range(int(e.exp)):
             out = mul_terms(out, base)

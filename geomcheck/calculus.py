@@ -8,12 +8,17 @@ symbol.  Everything else calls :func:`diff`, so that two facts hold everywhere:
   structurally (sympy 1.14 keeps the variables in the order of differentiation and does
   not identify the two);
 * derivatives of ``Subs`` objects (sympy's chain-rule output for ``V(q + h*p)``) are
-  computed through jets (:func:`geomcheck.zero.canonical_jets`), because sympy 1.14's own
+  computed through jets (:func:`canonical_jets`, :mod:`geomcheck.jets`), because sympy 1.14's own
   ``Subs._eval_derivative`` can leak the internal placeholder symbol of a ``Subs`` (a
   ``Symbol`` named ``"_a + b"``) into the result, which silently changes the function;
 * repeated differentiation of the same small expression (the common case when a
   vector field is applied to every coefficient of a form) is answered from a
   size-bounded memo.
+
+The conversion to jets (:func:`canonical_jets`, :func:`to_jets`) is here too: it
+differentiates (a derivative by a function is taken through jets) and differentiation
+converts, so the two recurse into each other.  The jet functions and the way back to
+sympy's notation are in :mod:`geomcheck.jets`; the zero test builds on both.
 
 Examples
 --------
@@ -33,9 +38,11 @@ import sympy
 from sympy.core.function import AppliedUndef, Derivative, Subs
 from sympy.core.sorting import default_sort_key
 
-from .caches import register
+from .caches import Memo, register
+from .jets import Jet, from_jets, jet_function, remember_function
 
-__all__ = ["diff", "canonical_derivatives", "canonical_form", "canonical_forms", "free_coordinates", "symbols_of"]
+__all__ = ["diff", "canonical_derivatives", "canonical_form", "canonical_forms", "free_coordinates", "symbols_of",
+           "canonical_jets", "to_jets", "clear_jet_cache"]
 
 # The memo is keyed on (expression, symbol).  Entries are small sympy trees shared with
 # the caller, so 2**16 of them stay well below a hundred megabytes even for large charts.
@@ -59,7 +66,7 @@ def diff(expr, x):
         its variables in the canonical order of :func:`canonical_derivatives`.  Where
         sympy would produce or differentiate ``Subs`` (an undefined function of
         non-symbol arguments), the derivative is taken through jets and stays in jet
-        form (:class:`geomcheck.zero.Jet`; :func:`geomcheck.zero.from_jets` converts
+        form (:class:`geomcheck.jets.Jet`; :func:`geomcheck.jets.from_jets` converts
         back), because sympy 1.14's own result can be wrong there.
 
     Examples
@@ -124,13 +131,11 @@ def _jet_diff(expr, x):
 
     sympy 1.14 differentiates Subs wrongly (``Subs(Derivative(f(x, a*b), x), x, a + b)
     .diff(a)`` contains Subs' internal placeholder ``_a + b`` as a free symbol) and slowly;
-    jets (:func:`geomcheck.zero.canonical_jets`) differentiate by the plain chain rule and
+    jets (:func:`canonical_jets`) differentiate by the plain chain rule and
     are canonical, so equal derivatives compare equal.  Converting back to Subs would cost
     more than the differentiation itself, so the engine keeps jets (they print as
     ``V_{1}(q + h*p)`` and typeset as a partial derivative).
     """
-    from .zero import canonical_jets
-
     converted = canonical_jets(expr)
     if converted is expr or converted == expr:
         # nothing has a jet form (a derivative of symbolic order): sympy is all there is,
@@ -206,7 +211,7 @@ def _structural_diff(expr, x):
         return _jet_diff(expr, x)
     if isinstance(expr, Subs):
         return _jet_diff(expr, x)
-    if _is_jet(expr):
+    if isinstance(expr, Jet):
         # a jet: the chain rule through its argument slots, each slot's jet built directly
         parts = []
         for k, a in enumerate(expr.args):
@@ -300,10 +305,10 @@ def canonical_form(expr):
     through sympy's chain rule (``V(Q + t).diff(t).subs(t, 0)``), with
     :func:`geomcheck.substitute`, or as ``Derivative(V(W(q)), W(q))`` for a nested
     function.  All of them become the same expression here: every derivative of an
-    undefined function is rewritten as a jet (:func:`geomcheck.zero.canonical_jets`), and
+    undefined function is rewritten as a jet (:func:`canonical_jets`), and
     the jets sympy can write without ``Subs`` -- ``V(...)`` itself and derivatives by
     distinct symbol arguments, ``Derivative(V(q1, q2), q1)`` -- go back to sympy's own
-    notation (:func:`geomcheck.zero.from_jets` with ``subs=False``).  What is left as a jet
+    notation (:func:`geomcheck.jets.from_jets` with ``subs=False``).  What is left as a jet
     (``V_{1}(q + h*p)``) is a derivative at a point that sympy could only write with
     ``Subs``, whose derivatives sympy 1.14 gets wrong (see :func:`diff`).
 
@@ -363,7 +368,6 @@ def canonical_forms(exprs) -> tuple:
     exprs = [e if isinstance(e, sympy.Basic) else sympy.sympify(e) for e in exprs]
     if not any(_needs_jets(e) or _has_jets(e) for e in exprs):
         return tuple(exprs)
-    from .zero.jets import from_jets, to_jets
 
     # The conversion rebuilds every node above a rewritten one, so a part shared with the
     # input (Q in Q and in grad V(Q)) would come out as an equal copy, and every memo
@@ -410,14 +414,187 @@ def _intern(e, table, done):
 def _has_jets(expr) -> bool:
     """Whether ``expr`` contains a jet; memoized per node (``expr.has`` walks the tree,
     which for composed maps is exponentially larger than the DAG)."""
-    if _is_jet(expr):
+    if isinstance(expr, Jet):
         return True
     return any(_has_jets(a) for a in expr.args)
 
 
-def _is_jet(expr) -> bool:
-    # duck-typed, as in _structural_diff: this module imports the zero package only lazily
-    return getattr(expr, "jet_name", None) is not None and isinstance(expr, sympy.Function)
+# ----------------------------------------------------------------------------- jets
+#
+# Converting to jets differentiates (a derivative by a function is taken by the chain rule
+# through jets), and differentiating converts (sympy's own derivative of Subs can be wrong):
+# the two recurse into each other, so they live together here.
+
+
+def to_jets(expr, memo, check=None):
+    """Convert ``expr`` (recursively, sharing ``memo``) to jet form.
+
+    Parameters
+    ----------
+    expr : sympy.Basic
+    memo : dict
+        Conversions already made, shared by several calls so that a shared subexpression
+        is converted once.
+    check : callable, optional
+        Called as ``check(512)`` on a fresh memo and whenever it has grown by 512 more
+        conversions, and may raise to stop the work; the zero test passes the check of its budget this way
+        (:func:`geomcheck.zero.jets.to_jets`), so that this module needs no zero test.
+
+    Returns
+    -------
+    sympy.Basic
+    """
+    # Subs compares and hashes through a dummy-renaming xreplace of its whole body,
+    # which made equality lookups the dominant cost; Subs nodes are memoized by
+    # identity instead (the input, which holds them, outlives the memo).
+    key = ("subs", id(expr)) if isinstance(expr, Subs) else expr
+    hit = memo.get(key)
+    if hit is not None:
+        return hit
+    if check is not None and len(memo) % 512 == 0:
+        check(512)
+    if not expr.args:
+        res = expr
+    elif isinstance(expr, AppliedUndef):
+        args = [to_jets(a, memo, check) for a in expr.args]
+        remember_function(expr.func)
+        res = jet_function(expr.func.__name__, (0,) * len(args))(*args)
+    elif isinstance(expr, Derivative):
+        res = _direct_jet(expr, memo, check)
+        if res is None:
+            res = _derivative_jet(expr, memo, check)
+    elif isinstance(expr, Subs):
+        inner = to_jets(expr.expr, memo, check)
+        pts = [to_jets(p, memo, check) for p in expr.point]
+        rule = dict(zip(expr.variables, pts))
+        if inner.has(Derivative, Subs, sympy.Integral):
+            # something stayed unevaluated: let sympy substitute into it properly
+            res = inner.subs(rule, simultaneous=True)
+        else:
+            # after conversion no derivative refers to the bound variables any more,
+            # so plain replacement is substitution
+            res = inner.xreplace(rule)
+    else:
+        args = expr.args
+        new = [to_jets(a, memo, check) for a in args]
+        if all(a is b for a, b in zip(args, new)):
+            res = expr
+        else:
+            res = expr.func(*new)
+    memo[key] = res
+    return res
+
+
+def _direct_jet(deriv, memo, check):
+    """The jet of ``Derivative(V(a1..ak), vars)`` when every variable is one argument slot.
+
+    That is the common case (``Derivative(V(q1, q2), q1, q2)``, the body of sympy's
+    ``Subs`` chain-rule output, and sympy's ``Derivative(V(W(q)), W(q))`` for a nested
+    function), and building the jet directly avoids sympy's slow ``Derivative``
+    constructor.  None when the chain rule is needed.
+    """
+    f = deriv.expr
+    if not isinstance(f, AppliedUndef):
+        return None
+    args = f.args
+    index = [0] * len(args)
+    for v, n in deriv.variable_count:
+        if not isinstance(n, (int, sympy.Integer)):
+            return None
+        slots = [i for i, a in enumerate(args) if a == v]
+        if len(slots) != 1:
+            return None
+        i = slots[0]
+        # a symbol is a variable wherever it occurs freely; a function variable such as
+        # W(q) wherever it occurs as a subtree (sympy's rule for differentiating by it)
+        if isinstance(v, sympy.Symbol):
+            elsewhere = any(v in a.free_symbols for k, a in enumerate(args) if k != i)
+        else:
+            elsewhere = any(a.has(v) for k, a in enumerate(args) if k != i)
+        if elsewhere:
+            return None
+        index[i] += int(n)
+    new = [to_jets(a, memo, check) for a in args]
+    return jet_function(f.func.__name__, tuple(index))(*new)
+
+
+def _derivative_jet(deriv, memo, check):
+    """The jet form of any ``Derivative``: its body in jet form, differentiated in order.
+
+    A variable that is not a symbol (``W(q)``, or ``Derivative(x(t), t)`` in a Lagrangian)
+    is, by sympy's definition, an independent variable standing for that subtree, with
+    every other quantity (``q``, ``Derivative(W(q), q)``) held fixed.  In jet form that
+    subtree is one jet application (``W(q)``, ``x_{t}(t)``), and the jets of other orders
+    are distinct objects, so replacing it by a dummy symbol, differentiating, and putting
+    it back is exactly that definition.  Variables are taken in the written order, since
+    differentiation by ``Derivative(x(t), t)`` does not commute with differentiation by
+    ``t``.  The derivative stays as it is (opaque) when a count is symbolic or a variable
+    has no jet form.
+    """
+    # diff is the engine's differentiation: memoized on the DAG, and the chain rule through jets
+    res = to_jets(deriv.expr, memo, check)
+    for v, n in deriv.variable_count:
+        if not isinstance(n, (int, sympy.Integer)) or n < 0:
+            return deriv
+        if isinstance(v, sympy.Symbol):
+            x, back = v, None
+        else:
+            var = to_jets(v, memo, check)
+            if not isinstance(var, Jet):
+                return deriv
+            x, back = sympy.Dummy("x"), var
+            res = res.xreplace({var: x})
+        for _ in range(int(n)):
+            res = diff(res, x)
+        if back is not None:
+            res = res.xreplace({x: back})
+    return res
+
+
+_JETS_CACHE = Memo("geomcheck.calculus.jets", 4096)
+
+
+def canonical_jets(expr: sympy.Basic) -> sympy.Basic:
+    """Rewrite undefined functions, their derivatives and ``Subs`` of them as jets.
+
+    Parameters
+    ----------
+    expr : sympy.Basic
+        Any sympy expression.
+
+    Returns
+    -------
+    sympy.Basic
+        The same function, with every ``V(a1..ak)``, ``Derivative(V(...), ...)`` and
+        ``Subs(Derivative(V(...), ...), ..., ...)`` replaced by an application of a
+        :class:`Jet` class.  Derivatives taken in different orders give equal jets.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> p, q = sympy.symbols("p q")
+    >>> V = sympy.Function("V")
+    >>> canonical_jets(sympy.Derivative(V(p, q), p, q) - sympy.Derivative(V(p, q), q, p))
+    0
+    >>> canonical_jets(V(q + p, q).diff(q))
+    V_{1}(p + q, q) + V_{2}(p + q, q)
+    """
+    if not isinstance(expr, sympy.Basic):
+        return expr
+    hit = _JETS_CACHE.get(expr)
+    if hit is not None:
+        return hit
+    if not expr.has(AppliedUndef, Derivative, Subs):
+        res = expr
+    else:
+        res = to_jets(expr, {})
+    _JETS_CACHE.put(expr, res)
+    return res
+
+
+def clear_jet_cache():
+    """Forget the memo of :func:`canonical_jets`."""
+    _JETS_CACHE.clear()
 
 
 def free_coordinates(expr, coords):

@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 
-from ._files import directory_problem, unwritable_parent
+from .files import directory_problem, unwritable_parent
 from .errors import GeomcheckError
 
 
@@ -54,7 +54,7 @@ def _distributed_options(parser):
 
 
 def _parser():
-    from . import __version__
+    from .version import __version__
 
     parser = _Parser(prog="geomcheck", description="Prove geometric properties of numerical schemes.",
                      epilog=_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)

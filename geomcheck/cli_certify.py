@@ -16,7 +16,7 @@ import sys
 import time
 
 from . import report_jobs
-from ._files import write_text_atomically
+from .files import write_text_atomically
 from .latex import document
 from .report_model import VERDICT_WORDS
 

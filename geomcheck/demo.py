@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sympy
 
-from ._files import write_text_atomically
+from .files import write_text_atomically
 from .algebra import Chart
 from .forms import d, interior, lie
 from .hamiltonian import hamiltonian_vector_field

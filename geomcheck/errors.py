@@ -198,6 +198,26 @@ class DiscreteGradientError(GeomcheckError, ValueError):
     """A discrete gradient was specified wrongly (lengths of g, u, v, x differ; u, v not distinct symbols)."""
 
 
+# --------------------------------------------------------------------------- number fields
+# (geomcheck.certify.number_field: exact arithmetic for algebraic coefficients)
+
+__all__ += ["NotAlgebraic"]
+
+
+class NotAlgebraic(GeomcheckError, ValueError):
+    """An expression is not (recognizably) an algebraic number, so no number field holds it.
+
+    The tableau and composition certificates catch it and fall back to sympy arithmetic
+    decided by the zero test.  ``expression`` is the offending (sub)expression.
+    """
+
+    def __init__(self, expression: Any, why: str | None = None):
+        super().__init__(f"{expression} " + (why or "is not recognizably an algebraic number (a radical, I, a "
+                                               "CRootOf, an AlgebraicNumber, or cos, sin, tan of a rational "
+                                               "multiple of pi)"))
+        self.expression = expression
+
+
 # --------------------------------------------------------------------------- structures
 # (geomcheck.structures: symplectic, coupled, natural, contact, Herglotz, DEL, Dirac, pH)
 
@@ -382,3 +402,60 @@ def import_optional(module: str, extra: str, purpose: str):
     except ImportError as exc:
         raise MissingDependencyError(f"{purpose} needs {module}, which is optional: install it with"
                                      f" pip install 'geomcheck[{extra}]'") from exc
+
+
+# ---------------------------------------------------------------------------
+# sparse exact elimination (geomcheck.linalg; internal: its callers rephrase them)
+
+__all__ += ["SingularSystem", "EliminationTooCostly", "InconsistentSystem"]
+
+
+class SingularSystem(GeomcheckError, ValueError):
+    """No usable pivot for some unknown (internal; callers rephrase it).
+
+    ``undecided`` is False when every candidate pivot was proved zero (the system is
+    singular) and True when some candidate could not be decided within the budget.
+    """
+
+    def __init__(self, column: Any, undecided: bool = False):
+        what = "no pivot decided nonzero" if undecided else "no nonzero pivot"
+        super().__init__(f"{what} for unknown {column}")
+        self.column = column
+        self.undecided = undecided
+
+
+class EliminationTooCostly(GeomcheckError, TimeoutError):
+    """The symbolic elimination passed its deadline (internal: callers take another route)."""
+
+    def __init__(self, column: Any, ncols: int):
+        super().__init__(f"symbolic elimination passed its deadline at unknown {column} of {ncols}")
+        self.column = column
+
+
+class InconsistentSystem(GeomcheckError, ValueError):
+    """An overdetermined system has a row that reduces to 0 = nonzero (internal)."""
+
+    def __init__(self, residual: Any):
+        super().__init__(f"inconsistent equation: 0 = {residual}")
+        self.residual = residual
+
+
+# ---------------------------------------------------------------------------
+# the report and the case studies (geomcheck.report, casestudies)
+
+__all__ += ["ReportWriteError", "UnknownCaseError"]
+
+
+class ReportWriteError(GeomcheckError, OSError):
+    """The report could not be written (a full disk, say); nothing half-written was left."""
+
+
+class UnknownCaseError(GeomcheckError, ValueError):
+    """A case-study name that is not in the registry (the message lists the known ones)."""
+
+
+__all__ += ["SingularMatrixError"]
+
+
+class SingularMatrixError(GeomcheckError, ArithmeticError):
+    """A matrix singular to working precision, met by a numerical factorization (:mod:`geomcheck.dense_lu`)."""

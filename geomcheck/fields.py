@@ -23,10 +23,12 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import sympy
 
-from .algebra import (Accumulator, Chart, SuperFunction, _read, _same_chart, as_sequence, mul_terms, odd_left_derivative,
-                      require_finite)
+from .algebra import (Accumulator, Chart, SuperFunction, as_sequence, mul_terms, odd_left_derivative, read_terms,
+                      require_finite, require_same_chart)
 from .calculus import diff, free_coordinates
 from .errors import ChartMismatchError, ExpressionError, NotHomogeneousError
+from .latex import vector_field_latex, vector_field_terms
+from .square import square_terms
 
 if TYPE_CHECKING:
     from .zero import ZeroDecision
@@ -136,12 +138,12 @@ class VectorField:
     def __call__(self, f):
         """The derivative of a function along the field."""
         if isinstance(f, SuperFunction):
-            _same_chart(self.chart, f.chart, "function")
+            require_same_chart(self.chart, f.chart, "function")
             return SuperFunction._raw(self.chart, self.apply_terms(f.terms))
         if not self.chart.odd:
             e = self.chart.check_expression(f, "function")
             return self.apply_expr(e)
-        return SuperFunction._raw(self.chart, self.apply_terms(_read(self.chart, sympy.sympify(f))))
+        return SuperFunction._raw(self.chart, self.apply_terms(read_terms(self.chart, sympy.sympify(f))))
 
     def apply_expr(self, f: sympy.Expr) -> sympy.Expr:
         """X(f) for an expression f on an ordinary chart (the hot path of forms)."""
@@ -177,7 +179,7 @@ class VectorField:
     def _check(self, other):
         if not isinstance(other, VectorField):
             raise ExpressionError(f"expected a VectorField, got {other!r}")
-        _same_chart(self.chart, other.chart, "vector field")
+        require_same_chart(self.chart, other.chart, "vector field")
 
     def __add__(self, other):
         self._check(other)
@@ -210,8 +212,6 @@ class VectorField:
     # -- graded geometry
     def square(self) -> "VectorField":
         """Q o Q for an odd field Q (a vector field, = [Q, Q]/2; the zero field counts as odd)."""
-        from .square import square_terms
-
         terms, _ = square_terms(self)
         return VectorField._raw(self.chart, terms)
 
@@ -246,9 +246,16 @@ class VectorField:
         return f"VectorField({{{inner}}})"
 
     def _latex(self, printer=None):
-        from .latex import vector_field_latex
-
         return vector_field_latex(self)
+
+    def _latex_coefficients(self):
+        return "vector field", [c for terms in self._comps.values() for c in terms.values()]
+
+    def _latex_terms(self):
+        # a component that is a polynomial in odd coordinates is no scalar coefficient
+        if any(list(terms) != [()] for terms in self._comps.values()):
+            return None
+        return vector_field_terms(self)
 
     def _repr_latex_(self):
         return f"${self._latex()}$"
@@ -256,7 +263,7 @@ class VectorField:
 
 def _component_terms(chart: Chart, value, coordinate):
     if isinstance(value, SuperFunction):
-        _same_chart(chart, value.chart, "component")
+        require_same_chart(chart, value.chart, "component")
         return dict(value.terms)
     try:
         e = sympy.sympify(value, strict=False)
@@ -272,7 +279,7 @@ def _component_terms(chart: Chart, value, coordinate):
         raise ExpressionError(
             f"component {e} along {coordinate} contains anticommuting symbols, but {chart!r} is ordinary"
         )
-    return _read(chart, e)
+    return read_terms(chart, e)
 
 
 def _combine(a: Mapping, b: Mapping, sign: int) -> dict:

@@ -34,6 +34,7 @@ from .algebra import (
     insert_sign,
     mul_terms,
     nonzero_terms,
+    provide_exterior_derivative,
     scale_terms,
     sort_with_sign,
 )
@@ -47,6 +48,8 @@ from .errors import (
     UnknownCoordinateError,
 )
 from .fields import VectorField, bracket
+from .latex import form_latex, form_terms
+from .signs import decide_defined, domain_point
 
 if TYPE_CHECKING:
     from .zero import ZeroDecision
@@ -116,7 +119,7 @@ class Form:
     __array_ufunc__ = None
 
     def __init__(self, chart: Chart, components: Mapping | None = None):
-        _require_ordinary(chart)
+        require_ordinary(chart)
         self.chart = chart
         acc = Accumulator()
         for key, value in (components or {}).items():
@@ -148,7 +151,7 @@ class Form:
     @classmethod
     def function(cls, chart: Chart, f: sympy.Expr | float) -> "Form":
         """The 0-form of a function."""
-        _require_ordinary(chart)
+        require_ordinary(chart)
         e = chart.check_expression(f, "function")
         return cls._raw(chart, {(): e} if e != 0 else {}, 0)
 
@@ -348,15 +351,20 @@ class Form:
         return " + ".join(parts)
 
     def _latex(self, printer=None):
-        from .latex import form_latex
-
         return form_latex(self)
+
+    def _latex_coefficients(self):
+        return "form", list(self.terms.values())
+
+    def _latex_terms(self):
+        return form_terms(self)
 
     def _repr_latex_(self):
         return f"${self._latex()}$"
 
 
-def _require_ordinary(chart):
+def require_ordinary(chart) -> None:
+    """Refuse anything but an ordinary (ungraded) Chart: differential forms live on those."""
     if not isinstance(chart, Chart):
         raise ExpressionError(f"a Chart was expected, got {chart!r}")
     if chart.is_graded:
@@ -474,6 +482,14 @@ def d(a: Form) -> Form:
                 acc.add(new, dc if sign > 0 else -dc)
     deg = None if a._deg is None and len(a.degrees) != 1 else a.degree + 1
     return a._new(acc.result(), deg)
+
+
+def _function_differential(chart: Chart, f) -> Form:
+    """``df`` for a function ``f`` on an ordinary chart: what :meth:`Chart.d` returns."""
+    return d(Form.function(chart, f))
+
+
+provide_exterior_derivative(_function_differential)
 
 
 def interior(X: VectorField, a: Form) -> Form:
@@ -670,7 +686,6 @@ def _differentials(coords, key) -> str:
 def _primitive_center(chart, center) -> list:
     """The centre of a primitive as exact real numbers, one per coordinate, checked to lie in the domain."""
     from .errors import InvalidArgumentError
-    from .signs import domain_point
 
     coords = chart.coords
     default = domain_point(coords, chart.domain)
@@ -714,8 +729,6 @@ def _primitive_center(chart, center) -> list:
 
 def _require_smooth(a: Form, c) -> None:
     """Refuse a form whose coefficients are singular at the centre or at a point of the domain."""
-    from .signs import decide_defined
-
     chart = a.chart
     coords = chart.coords
     at_centre = dict(zip(coords, c))

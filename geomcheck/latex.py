@@ -3,6 +3,15 @@
 ``latex(obj)`` uses the object's ``_latex`` hook (so ``sympy.latex`` works on
 them too); forms print with ``\\wedge`` and named differentials ``\\mathrm{d}q_{1}``.
 
+This module imports none of the classes it prints (they import it): as for sympy's
+printers, an object says how it prints through its methods.
+
+- ``_latex(printer)``: its LaTeX (what :func:`latex` returns);
+- ``_latex_coefficients()``: ``(noun, coefficients)``, what it is called ("form") and the
+  coefficient expressions whose size decides whether :func:`summarize` typesets it;
+- ``_latex_terms()``: the ``(coefficient, LaTeX of a basis element)`` pairs whose signed sum
+  it is, for :func:`in_lines`, or None when it is not such a sum of scalar coefficients.
+
 >>> import geomcheck as gc
 >>> M = gc.Chart("q p")
 >>> q, p = M.coords
@@ -167,17 +176,11 @@ def summarize(obj, limit: int = SUMMARY_LIMIT) -> str:
     >>> print(summarize(sum(x**k for k in range(200))))
     \text{(an expression of more than 300 nodes)}
     """
-    from .fields import VectorField
-    from .forms import Form
-
-    if isinstance(obj, Form):
-        if _nodes_over(obj.terms.values(), limit):
-            return r"\text{(a form with %d components, more than %d nodes)}" % (len(obj.terms), limit)
-        return latex(obj)
-    if isinstance(obj, VectorField):
-        parts = [c for terms in obj.component_terms().values() for c in terms.values()]
+    coefficients = getattr(obj, "_latex_coefficients", None)
+    if coefficients is not None:
+        what, parts = coefficients()
         if _nodes_over(parts, limit):
-            return r"\text{(a vector field with %d components, more than %d nodes)}" % (len(parts), limit)
+            return r"\text{(a %s with %d components, more than %d nodes)}" % (what, len(parts), limit)
         return latex(obj)
     if isinstance(obj, sympy.MatrixBase):
         if 0 in obj.shape:
@@ -352,7 +355,7 @@ def _split_at(text: str, separator: str) -> list:
     return out
 
 
-def _top_level_breaks(line: str) -> list:
+def top_level_breaks(line: str) -> list:
     """Positions of the binary + and - signs outside every group (where a long sum may break)."""
     out, prev = [], None
     for i, tok in _scan(line):
@@ -377,7 +380,7 @@ def _break_sum(rhs: str, limit: float) -> list:
     """``rhs`` as rows no wider than ``limit``, broken at its top-level signs; a piece still too
     wide is named by its size instead of printed (keeping its leading sign or relation)."""
     pieces, start = [], 0
-    for k in _top_level_breaks(rhs):
+    for k in top_level_breaks(rhs):
         pieces.append(rhs[start:k])
         start = k
     pieces.append(rhs[start:])
@@ -523,18 +526,9 @@ def in_lines(obj, per_line: int = 4, most: int = 40) -> str:
     >>> print(in_lines(w, per_line=2, most=3))
     \mathrm{d}q_{1} \wedge \mathrm{d}p_{1} + \mathrm{d}q_{2} \wedge \mathrm{d}p_{2} \\ &\quad + \mathrm{d}q_{3} \wedge \mathrm{d}p_{3} + \dots \text{ (5 terms in all)}
     """
-    from .fields import VectorField
-    from .forms import Form
-
-    if isinstance(obj, Form):
-        coords = obj.chart.coords
-        items = [(obj.terms[k], r" \wedge ".join(differential(coords[i]) for i in k))
-                 for k in sorted(obj.terms, key=lambda k: (len(k), k))]
-    elif isinstance(obj, VectorField) and all(list(t) == [()] for t in obj.component_terms().values()):
-        coords = obj.chart.coords
-        items = [(t[()], r"\frac{\partial}{\partial " + sympy.latex(coords[i]) + "}")
-                 for i, t in sorted(obj.component_terms().items())]
-    else:
+    terms = getattr(obj, "_latex_terms", None)
+    items = terms() if terms is not None else None
+    if items is None:
         return summarize(obj)
     if _nodes_over([c for c, _ in items], 4 * SUMMARY_LIMIT):
         return summarize(obj, 4 * SUMMARY_LIMIT)
@@ -553,37 +547,47 @@ def differential(symbol) -> str:
     return r"\mathrm{d}" + sympy.latex(symbol)
 
 
-def form_latex(form) -> str:
+def form_terms(form) -> list:
+    """``(coefficient, dx^I)`` for each component of a form, in the order printed."""
     coords = form.chart.coords
-    items = []
-    for key in sorted(form.terms, key=lambda k: (len(k), k)):
-        tail = r" \wedge ".join(differential(coords[i]) for i in key)
-        items.append((form.terms[key], tail))
+    return [(form.terms[key], r" \wedge ".join(differential(coords[i]) for i in key))
+            for key in sorted(form.terms, key=lambda k: (len(k), k))]
+
+
+def form_latex(form) -> str:
+    return _signed_terms(form_terms(form))
+
+
+def _odd_polynomial_latex(odd, terms) -> str:
+    """A term dict ``{odd indices: coefficient}`` written in the odd coordinates ``odd``."""
+    items = [(terms[key], " ".join(sympy.latex(odd[i]) for i in key))
+             for key in sorted(terms, key=lambda k: (len(k), k))]
     return _signed_terms(items)
 
 
 def superfunction_latex(f) -> str:
-    odd = f.chart.odd
-    items = []
-    for key in sorted(f.terms, key=lambda k: (len(k), k)):
-        items.append((f.terms[key], " ".join(sympy.latex(odd[i]) for i in key)))
-    return _signed_terms(items)
+    return _odd_polynomial_latex(f.chart.odd, f.terms)
 
 
-def vector_field_latex(X) -> str:
+def vector_field_terms(X) -> list:
+    """``(coefficient, d/dx)`` for each component of a vector field, in the order printed; a
+    component that is a polynomial in odd coordinates is one term with coefficient 1."""
     coords = X.chart.coords
+    components = X.component_terms()
     items = []
-    for i in sorted(X.component_terms()):
+    for i in sorted(components):
         partial = r"\frac{\partial}{\partial " + sympy.latex(coords[i]) + "}"
-        terms = X.component_terms()[i]
+        terms = components[i]
         if list(terms) == [()]:
             items.append((terms[()], partial))
         else:
-            from .algebra import SuperFunction
-
-            body = superfunction_latex(SuperFunction._raw(X.chart, terms))
+            body = _odd_polynomial_latex(X.chart.odd, terms)
             items.append((sympy.S.One, r"\left(" + body + r"\right) " + partial))
-    return _signed_terms(items)
+    return items
+
+
+def vector_field_latex(X) -> str:
+    return _signed_terms(vector_field_terms(X))
 
 
 def map_latex(phi) -> str:

@@ -33,9 +33,11 @@ from typing import Sequence
 import sympy
 from sympy.combinatorics import Permutation
 
-from .errors import GeomcheckError
+from .errors import EliminationTooCostly, InconsistentSystem, SingularSystem
 from .latex import expression_size
 
+# the exceptions belong to the one hierarchy in geomcheck.errors; they stay importable from here, where they
+# are raised
 __all__ = ["SingularSystem", "InconsistentSystem", "EliminationTooCostly", "solve_sparse", "solve_affine"]
 
 #: seconds the zero test may spend on one candidate pivot
@@ -43,36 +45,6 @@ PIVOT_BUDGET = 5.0
 
 #: candidate pivots are ranked by their tree size up to this many nodes (larger ones tie)
 _PIVOT_SIZE = 10_000
-
-
-class SingularSystem(GeomcheckError, ValueError):
-    """No usable pivot for some unknown (internal; callers rephrase it).
-
-    ``undecided`` is False when every candidate pivot was proved zero (the system is
-    singular) and True when some candidate could not be decided within the budget.
-    """
-
-    def __init__(self, column, undecided=False):
-        what = "no pivot decided nonzero" if undecided else "no nonzero pivot"
-        super().__init__(f"{what} for unknown {column}")
-        self.column = column
-        self.undecided = undecided
-
-
-class EliminationTooCostly(GeomcheckError, TimeoutError):
-    """The symbolic elimination passed its deadline (internal: callers take another route)."""
-
-    def __init__(self, column, ncols):
-        super().__init__(f"symbolic elimination passed its deadline at unknown {column} of {ncols}")
-        self.column = column
-
-
-class InconsistentSystem(GeomcheckError, ValueError):
-    """An overdetermined system has a row that reduces to 0 = nonzero (internal)."""
-
-    def __init__(self, residual):
-        super().__init__(f"inconsistent equation: 0 = {residual}")
-        self.residual = residual
 
 
 def _pivot_budget(deadline):

@@ -45,9 +45,10 @@ from typing import Iterable, Literal, Mapping, Sequence, overload
 import sympy
 
 from .algebra import Accumulator, Chart, as_sequence, mul_terms
-from .calculus import canonical_forms, diff, free_coordinates, symbols_of
+from .calculus import canonical_forms, canonical_jets, diff, free_coordinates, symbols_of
 from .errors import ChartMismatchError, ExpressionError, ImplicitMapError, MapError
-from .forms import Dependence, Form, _require_ordinary, coefficient_gradient
+from .forms import Dependence, Form, coefficient_gradient, require_ordinary
+from .latex import implicit_map_latex, map_latex
 from .linalg import EliminationTooCostly, SingularSystem, solve_by_determinant, solve_sparse
 
 __all__ = ["Map", "ImplicitMap", "compose", "pullback", "restrict", "submanifold_parametrization", "substitute"]
@@ -81,8 +82,6 @@ def substitute(expr: sympy.Expr | float, mapping: Mapping) -> sympy.Expr:
     if not mapping:
         return expr
     if expr.has(sympy.Derivative, sympy.Subs):
-        from .zero import canonical_jets
-
         expr = canonical_jets(expr)
     return expr.xreplace(mapping)
 
@@ -128,8 +127,8 @@ class Map:
     def __init__(self, source: Chart, target: Chart,
                  exprs: Sequence[sympy.Expr | float] | Mapping[sympy.Symbol, sympy.Expr | float],
                  parameters: Iterable[sympy.Symbol] | None = None):
-        _require_ordinary(source)
-        _require_ordinary(target)
+        require_ordinary(source)
+        require_ordinary(target)
         if isinstance(exprs, Mapping):
             missing = [y for y in target.coords if y not in exprs]
             extra = [k for k in exprs if k not in target.coordinate_set]
@@ -226,8 +225,6 @@ class Map:
         return f"Map({body})"
 
     def _latex(self, printer=None):
-        from .latex import map_latex
-
         return map_latex(self)
 
     def _repr_latex_(self):
@@ -304,8 +301,8 @@ class ImplicitMap:
                  parameters: Iterable[sympy.Symbol] | None = None,
                  guess: Mapping[sympy.Symbol, sympy.Expr | float] | None = None, step: sympy.Symbol | None = None,
                  derivatives: Literal["auto", "symbolic", "implicit"] = "auto"):
-        _require_ordinary(source)
-        _require_ordinary(target)
+        require_ordinary(source)
+        require_ordinary(target)
         if derivatives not in ("auto", "symbolic", "implicit"):
             raise ImplicitMapError(
                 f"ImplicitMap: derivatives={derivatives!r}; expected 'auto', 'symbolic' or 'implicit'"
@@ -489,8 +486,6 @@ class ImplicitMap:
         return f"ImplicitMap({', '.join(f'{e} = 0' for e in self.equations)})"
 
     def _latex(self, printer=None):
-        from .latex import implicit_map_latex
-
         return implicit_map_latex(self)
 
     def _repr_latex_(self):
@@ -659,7 +654,7 @@ def submanifold_parametrization(
     (S, param): the chart S of the remaining coordinates and a Map (or an ImplicitMap
     when the equations are not linear in the solved coordinates) from S into ``chart``.
     """
-    _require_ordinary(chart)
+    require_ordinary(chart)
     eqs = [chart.check_expression(e, "submanifold equation") for e in equations]
     if not eqs:
         raise MapError("a submanifold needs at least one equation")

@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
 import sympy
 
-from .algebra import Accumulator, Chart, SuperFunction, mul_terms, odd_left_derivative
+from .algebra import Accumulator, Chart, SuperFunction, mul_terms, odd_left_derivative, split_names
 from .calculus import diff, free_coordinates
 from .errors import (
     AnchorShapeError,
@@ -69,7 +69,8 @@ from .errors import (
     StructureConstantsShapeError,
 )
 from .fields import VectorField
-from .square import _NotPolynomial, _to_poly, square_terms
+from .polynomials import NotPolynomial, to_poly
+from .square import square_terms
 
 if TYPE_CHECKING:
     import numpy
@@ -228,9 +229,7 @@ def lie_algebra_shift(n: int, names: str | Sequence[str | sympy.Symbol] | None =
 
 
 def _count_names(names, n, what) -> int:
-    from .algebra import _split_names
-
-    k = len(_split_names(names))
+    k = len(split_names(names))
     if k != n:
         raise ChartError(f"{what} got {k} names {names!r} for {n} odd coordinates; expected {n}")
     return k
@@ -238,13 +237,11 @@ def _count_names(names, n, what) -> int:
 
 def _fibre_chart(M: Chart, r: int, names, what: str) -> Chart:
     """E[1] = (x^1..x^n, xi^1..xi^r); default fibre names xi1..xir, primed on a clash."""
-    from .algebra import _split_names
-
     if names is None:
         fibre = _fresh_names([f"xi{a}" for a in range(1, r + 1)], [c.name for c in M.coords])
     else:
         _count_names(names, r, what)
-        fibre = [given if given is not None else name for name, given in _split_names(names)]
+        fibre = [given if given is not None else name for name, given in split_names(names)]
     return Chart(list(M.coords) + fibre, [0] * M.dim + [1] * r)
 
 
@@ -262,7 +259,7 @@ def _nested(A, what: str, error_cls, expected: str) -> list:
     return list(A)
 
 
-def _rows(A, what: str, error_cls, shape: tuple, row_hint: str, col_hint: str) -> list:
+def matrix_rows(A, what: str, error_cls, shape: tuple, row_hint: str, col_hint: str) -> list:
     """``A`` as a list of rows of the given shape (entries unconverted)."""
     r, c = shape
     expected = f"a {r} x {c} matrix ({row_hint}; {col_hint})"
@@ -301,8 +298,8 @@ def _negatives(a, b) -> bool:
         return True
     variables: dict = {}
     try:
-        pa, pb = _to_poly(a, variables), _to_poly(b, variables)
-    except _NotPolynomial:
+        pa, pb = to_poly(a, variables), to_poly(b, variables)
+    except NotPolynomial:
         return _decided_zero(a + b)
     return all(pa.get(m, 0) + pb.get(m, 0) == 0 for m in set(pa) | set(pb))
 
@@ -318,11 +315,11 @@ def _decided_zero(s) -> bool:
     return decide_zero(s, budget=_SKEW_BUDGET).is_zero is True
 
 
-def _skew_matrix(P, M: Chart, what: str) -> list:
+def skew_matrix(P, M: Chart, what: str) -> list:
     """The checked skew matrix as a list of rows, with ``P[j][i] = -P[i][j]`` exactly."""
     n = M.dim
     names = ", ".join(c.name for c in M.coords)
-    rows = _rows(P, what, ShapeError, (n, n), f"one row per coordinate of M ({names})",
+    rows = matrix_rows(P, what, ShapeError, (n, n), f"one row per coordinate of M ({names})",
                  "one column per coordinate")
     P = [[_entry(M, v, f"{what} entry [{i}][{j}]") for j, v in enumerate(row)] for i, row in enumerate(rows)]
     xs = M.coords
@@ -811,7 +808,7 @@ def poisson_vector_field(P: sympy.MatrixBase | numpy.ndarray | Sequence[Sequence
     ``(Q o Q)(theta_z) = -1/2 d_z (2 z theta_x theta_y theta_z)``.
     """
     _ordinary(M, "poisson_vector_field")
-    rows = _skew_matrix(P, M, "the bivector P")
+    rows = skew_matrix(P, M, "the bivector P")
     T = cotangent_shift(M)
     n = M.dim
     coordinate_set = M.coordinate_set
@@ -923,8 +920,8 @@ def schouten_bracket(P: sympy.MatrixBase | numpy.ndarray | Sequence[Sequence[Any
     0
     """
     _ordinary(M, "schouten_bracket")
-    A = _skew_matrix(P, M, "the bivector P")
-    B = _skew_matrix(R, M, "the bivector R")
+    A = skew_matrix(P, M, "the bivector P")
+    B = skew_matrix(R, M, "the bivector R")
     n = M.dim
     at = {(i, j): A[i][j] for i in range(n) for j in range(i + 1, n) if A[i][j] != 0}
     bt = {(i, j): B[i][j] for i in range(n) for j in range(i + 1, n) if B[i][j] != 0}
@@ -970,7 +967,7 @@ def _anchor(rho, M: Chart, r, what="the anchor rho") -> list:
         f"one row rho_a per fibre coordinate xi^a, i.e. per basis section e_a ({r} of them)"
     shape_r = r if r is not None else len(_nested(rho, what, AnchorShapeError, "a matrix"))
     try:
-        rows = _rows(rho, what, AnchorShapeError, (shape_r, n), rows_hint,
+        rows = matrix_rows(rho, what, AnchorShapeError, (shape_r, n), rows_hint,
                      f"one column rho_a^i per coordinate of M ({names})")
     except AnchorShapeError as exc:
         nested = _nested(rho, what, AnchorShapeError, "a matrix")

@@ -40,8 +40,8 @@ import sys
 import tempfile
 import time
 
-from ._files import REPORT_MARKER, STAGING_TAG, creation_mode, replace_problem, unwritable_parent, write_report_marker
-from .errors import GeomcheckError, InvalidArgumentError
+from .errors import InvalidArgumentError, ReportWriteError
+from .files import REPORT_MARKER, STAGING_TAG, creation_mode, replace_problem, unwritable_parent, write_report_marker
 from .latex import compile_pdf, pdflatex_available
 from . import report_jobs
 from .report_html import render_html
@@ -128,10 +128,6 @@ def run_report(out: str, profile: str = "quick", force: bool = False, stream=Non
             raise
     print(f"report written to {out}", file=stream)
     return status
-
-
-class ReportWriteError(GeomcheckError, OSError):
-    """The report could not be written (a full disk, say); nothing half-written was left."""
 
 
 @contextlib.contextmanager

@@ -78,8 +78,8 @@ from . import intervals as iv
 from .domain import Domain
 from .errors import ExpressionError, InvalidArgumentError
 from .intervals import ENTIRE, ENTIRE_POLE, Interval, interval_of_number
+from .jets import Jet
 from .latex import expression_size
-from .zero import Jet
 
 __all__ = ["SignDecision", "decide_sign", "decide_defined", "enclose", "domain_point"]
 

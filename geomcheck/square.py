@@ -7,13 +7,10 @@ arithmetic (sparse polynomials), so a homological field costs no sympy arithmeti
 
 from __future__ import annotations
 
-from fractions import Fraction
-
-import sympy
-
 from .algebra import Accumulator, merge_sign, mul_terms, odd_left_derivative
 from .calculus import diff, free_coordinates
 from .errors import NotHomogeneousError
+from .polynomials import NotPolynomial, mono_mul, poly_diff, poly_to_expr, to_poly
 
 
 # --------------------------------------------------------------------------- Q o Q, sparse
@@ -36,94 +33,14 @@ from .errors import NotHomogeneousError
 # the left derivative for odd y^i and the supercommutative product of the kernel.
 
 
-class _NotPolynomial(Exception):
-    pass
-
-
-def _mono_mul(a: tuple, b: tuple) -> tuple:
-    if not a:
-        return b
-    if not b:
-        return a
-    merged = dict(a)
-    for v, e in b:
-        merged[v] = merged.get(v, 0) + e
-    return tuple(sorted(merged.items()))
-
-
-def _poly_mul(a: dict, b: dict) -> dict:
-    out: dict = {}
-    for ma, ca in a.items():
-        for mb, cb in b.items():
-            m = _mono_mul(ma, mb)
-            out[m] = out.get(m, 0) + ca * cb
-    return {m: c for m, c in out.items() if c}
-
-
-def _poly_add_into(acc: dict, p: dict, sign: int) -> None:
-    for m, c in p.items():
-        acc[m] = acc.get(m, 0) + (c if sign > 0 else -c)
-
-
-def _poly_diff(p: dict, v: int) -> dict:
-    out: dict = {}
-    for m, c in p.items():
-        for pos, (var, e) in enumerate(m):
-            if var == v:
-                new = m[:pos] + ((var, e - 1),) + m[pos + 1:] if e > 1 else m[:pos] + m[pos + 1:]
-                out[new] = out.get(new, 0) + c * e
-                break
-    return {m: c for m, c in out.items() if c}
-
-
-def _to_poly(e, variables: dict) -> dict:
-    """``{monomial: Fraction}`` of a polynomial with rational coefficients, else _NotPolynomial."""
-    if e.is_Integer:
-        # plain ints where possible: Fraction arithmetic is ~10x slower
-        return {(): int(e)} if e != 0 else {}
-    if e.is_Rational:
-        return {(): Fraction(int(e.p), int(e.q))}
-    if e.is_Symbol:
-        if not e.is_commutative:
-            raise _NotPolynomial
-        v = variables.setdefault(e, len(variables))
-        return {((v, 1),): 1}
-    if e.is_Add:
-        out: dict = {}
-        for arg in e.args:
-            _poly_add_into(out, _to_poly(arg, variables), 1)
-        return {m: c for m, c in out.items() if c}
-    if e.is_Mul:
-        out = {(): 1}
-        for arg in e.args:
-            out = _poly_mul(out, _to_poly(arg, variables))
-        return out
-    if e.is_Pow and e.exp.is_Integer and 0 < int(e.exp) <= 64:
-        base = _to_poly(e.base, variables)
-        out = {(): 1}
-        for _ in range(int(e.exp)):
-            out = _poly_mul(out, base)
-        return out
-    raise _NotPolynomial
-
-
-def _poly_to_expr(p: dict, symbols: list):
-    parts = []
-    for m, c in sorted(p.items()):
-        factors = [symbols[v] ** e for v, e in m]
-        c = sympy.Integer(c) if isinstance(c, int) else sympy.Rational(c.numerator, c.denominator)
-        parts.append(sympy.Mul(c, *factors))
-    return sympy.Add(*parts)
-
-
 def _polynomial_square(Q):
     """``{j: terms}`` of Q o Q in Python arithmetic, or None when a coefficient is not polynomial."""
     chart = Q.chart
     comps = Q.component_terms()
     variables: dict = {c: k for k, c in enumerate(chart.coords)}  # coordinates first
     try:
-        pcomps = {i: {key: _to_poly(v, variables) for key, v in t.items()} for i, t in comps.items()}
-    except _NotPolynomial:
+        pcomps = {i: {key: to_poly(v, variables) for key, v in t.items()} for i, t in comps.items()}
+    except NotPolynomial:
         return None
     odd_pos = [chart.index(c) for c in chart.odd]
     even_dirs = {i for i in pcomps if not chart.degrees[i] & 1}   # variable index = coordinate index
@@ -146,7 +63,7 @@ def _polynomial_square(Q):
                             if sign * sb < 0:
                                 ca = -ca
                             for mb, cb in pb.items():
-                                m = _mono_mul(ma, mb)
+                                m = mono_mul(ma, mb)
                                 into[m] = into.get(m, 0) + ca * cb
 
         for o in sorted({o for key in target for o in key}):
@@ -162,7 +79,7 @@ def _polynomial_square(Q):
         for key, p in target.items():
             for v in {v for m in p for v, _ in m}:
                 if v in even_dirs:
-                    dp = _poly_diff(p, v)
+                    dp = poly_diff(p, v)
                     if dp:
                         by_var.setdefault(v, {})[key] = (dp, 1)
         for v in sorted(by_var):
@@ -175,7 +92,7 @@ def _polynomial_square(Q):
         if res:
             out[j] = res
     symbols = sorted(variables, key=variables.get)
-    return {j: {key: _poly_to_expr(p, symbols) for key, p in t.items()} for j, t in out.items()}
+    return {j: {key: poly_to_expr(p, symbols) for key, p in t.items()} for j, t in out.items()}
 
 
 def _symbolic_square(Q) -> dict:

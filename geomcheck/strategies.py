@@ -44,9 +44,14 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sympy as sp
+
+from .algebra import Chart, SuperFunction
+from .fields import VectorField
+from .forms import Form
+from .maps import Map
 
 try:
     from hypothesis import reject
@@ -59,12 +64,6 @@ except ImportError as exc:   # pragma: no cover - exercised in a process without
     raise MissingDependencyError(
         "geomcheck.strategies needs hypothesis, which is not a runtime dependency: install it with"
         " pip install 'geomcheck[test]' (or pip install hypothesis)") from exc
-
-if TYPE_CHECKING:
-    from .algebra import Chart, SuperFunction
-    from .fields import VectorField
-    from .forms import Form
-    from .maps import Map
 
 __all__ = [
     "charts",
@@ -96,14 +95,6 @@ _KINDS = ("polynomial", "transcendental", "generic")
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _gc():
-    # geomcheck is imported lazily: this module is part of the package, and
-    # `import geomcheck` must not need hypothesis.
-    import geomcheck
-
-    return geomcheck
 
 
 def _as_strategy(value) -> SearchStrategy:
@@ -221,7 +212,7 @@ def charts(min_dim: int = 1, max_dim: int = 4,
         names_st = names.map(_split_names)
     else:
         names_st = st.just(_split_names(names))
-    return names_st.map(lambda ns: _gc().Chart(ns))
+    return names_st.map(lambda ns: Chart(ns))
 
 
 @st.composite
@@ -298,7 +289,7 @@ def graded_charts(
         odd_names = iter(draw(st.permutations(DEFAULT_ODD_NAMES))[:n_odd])
         even_names = iter(draw(st.permutations(DEFAULT_NAMES))[: n - n_odd])
         ns = [next(odd_names) if k % 2 else next(even_names) for k in degs]
-    return _gc().Chart(ns, degrees=degs)
+    return Chart(ns, degrees=degs)
 
 
 # --------------------------------------------------------------------------- coefficients
@@ -515,7 +506,7 @@ def forms(draw: st.DrawFn, chart: Chart | SearchStrategy[Chart], degree: int | S
     keys = draw(st.lists(st.sampled_from(idx), min_size=n, max_size=n, unique=True)) if n else []
     coeffs = _nonzero(_resolve(coefficients, chart, _default_coefficients))
     comps = {tuple(key): draw(coeffs) for key in sorted(keys)}
-    return _gc().Form(chart, comps)
+    return Form(chart, comps)
 
 
 @st.composite
@@ -559,7 +550,7 @@ def constant_symplectic_forms(draw: st.DrawFn, chart: Chart | SearchStrategy[Cha
         if W.det() == 0:
             reject()
     comps = {(i, j): W[i, j] for i, j in pairs if W[i, j] != 0}
-    return _gc().Form(chart, comps)
+    return Form(chart, comps)
 
 
 @st.composite
@@ -605,7 +596,7 @@ def vector_fields(draw: st.DrawFn, chart: Chart | SearchStrategy[Chart], max_ter
     which = draw(st.lists(st.sampled_from(chart.coords), min_size=n, max_size=n, unique=True)) if n else []
     coeffs = _nonzero(_resolve(coefficients, chart, _default_coefficients))
     comps = {c: draw(coeffs) for c in chart.coords if c in which}
-    return _gc().VectorField(chart, comps)
+    return VectorField(chart, comps)
 
 
 @st.composite
@@ -642,7 +633,7 @@ def maps(draw: st.DrawFn, source: Chart | SearchStrategy[Chart], target: Chart |
     target = draw(_chart_strategy(target))
     coeffs = _resolve(coefficients, source, _default_coefficients)
     exprs = [draw(coeffs) for _ in range(target.dim)]
-    return _gc().Map(source, target, exprs)
+    return Map(source, target, exprs)
 
 
 # --------------------------------------------------------------------------- graded geometry
@@ -839,7 +830,7 @@ def vector_fields_graded(
                     )
                 )
                 comps[c] = expr
-    return _gc().VectorField(chart, comps)
+    return VectorField(chart, comps)
 
 
 def odd_vector_fields(graded_chart: Chart | SearchStrategy[Chart], degree: int | SearchStrategy[int] | None = None,
@@ -871,10 +862,6 @@ def odd_vector_fields(graded_chart: Chart | SearchStrategy[Chart], degree: int |
 
 
 def _register_types():
-    from .algebra import Chart
-    from .fields import VectorField
-    from .forms import Form
-
     st.register_type_strategy(Chart, charts(max_dim=3))
     st.register_type_strategy(Form, charts(max_dim=3).flatmap(lambda M: forms(M)))
     st.register_type_strategy(VectorField, charts(max_dim=3).flatmap(lambda M: vector_fields(M)))

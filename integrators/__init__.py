@@ -16,15 +16,13 @@ True
 """
 
 from .catalog import list_schemes, scheme
-from .constrained import ConstrainedHamiltonianSystem
-from .coupled_natural import CoupledNaturalSystem
-from .damped import DampedHamiltonianSystem
 from .examples import example_system, list_example_systems
 from .integrate import Solution, integrate
 from .kernels import with_kernel
-from .port_hamiltonian import PortHamiltonianSystem
+from .run_map import run_map
 from .schemes import Composition, PartitionedRungeKutta, RungeKutta
-from .systems import ContactSystem, HamiltonianSystem
+from .systems import (ConstrainedHamiltonianSystem, ContactSystem, CoupledNaturalSystem, DampedHamiltonianSystem,
+                      HamiltonianSystem, PortHamiltonianSystem)
 
 __all__ = [
     "HamiltonianSystem",
@@ -41,6 +39,7 @@ __all__ = [
     "PartitionedRungeKutta",
     "Composition",
     "integrate",
+    "run_map",
     "Solution",
     "with_kernel",
 ]

@@ -15,33 +15,27 @@ True
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import sympy
 
-from geomcheck.certify import families
+from geomcheck.certify import compositions, families
 
 from .errors import UnknownSchemeError
-from geomcheck.certify import compositions
-
-from .port_hamiltonian import PortHamiltonianDiscreteGradient
+from .schemes.base import Scheme
 from .schemes.composition import Composition
 from .schemes.conformal_splitting import ConformalSplitting, ConformalSymplecticEuler
 from .schemes.contact_splitting import ContactSplitting
-from .schemes.coupled_discrete_gradient import CoupledDiscreteGradient
 from .schemes.contact_time_splitting import TimeDependentContactSplitting
 from .schemes.contact_variational import HerglotzVariational, contact_yoshida
+from .schemes.coupled_discrete_gradient import CoupledDiscreteGradient
 from .schemes.discrete_dirac import DiscreteDirac
 from .schemes.discrete_gradient import DiscreteGradientScheme
 from .schemes.feng_kang import FengKang
-from .schemes.partitioned import PartitionedRungeKutta
+from .schemes.partitioned import PartitionedRungeKutta, symplectic_euler_b
+from .schemes.port_hamiltonian import PortHamiltonianDiscreteGradient
 from .schemes.rattle import Rattle
 from .schemes.refined_composition import RefinedComposition
 from .schemes.runge_kutta import RungeKutta
 from .schemes.verlet import StormerVerlet
-
-if TYPE_CHECKING:
-    from .schemes.base import Scheme
 
 __all__ = ["list_schemes", "scheme", "declared"]
 
@@ -100,10 +94,7 @@ _ENTRIES = {
                                                          description="P = p - h H_q(q, P), Q = q + h H_p(q, P)"
                                                                      " (kick then drift when separable)"),
                            1, frozenset({"symplectic"})),
-    "symplectic-euler-b": (lambda: PartitionedRungeKutta([[1]], [1], [[0]], [1], name="symplectic-euler-b",
-                                                         description="Q = q + h H_p(Q, p), P = p - h H_q(Q, p)"
-                                                                     " (drift then kick when separable)"),
-                           1, frozenset({"symplectic"})),
+    "symplectic-euler-b": (symplectic_euler_b, 1, frozenset({"symplectic"})),
     "stormer-verlet": (lambda: StormerVerlet("velocity"), 2, _SP),
     "stormer-verlet-position": (lambda: StormerVerlet("position"), 2, _SP),
     "implicit-midpoint": (lambda: RungeKutta.from_tableau(families.implicit_midpoint(), name="implicit-midpoint",
@@ -140,9 +131,12 @@ _ENTRIES = {
     # Komatsu-Terakawa-Yaguchi 2020: discrete-gradient schemes of coupled natural systems (CoupledNaturalSystem)
     "coupled-avf": (lambda: CoupledDiscreteGradient("avf"), 2, frozenset({"energy-balance", "symmetric"})),
     "coupled-itoh-abe": (lambda: CoupledDiscreteGradient("itoh-abe"), 1, frozenset({"energy-balance"})),
-    # conformally symplectic splittings for linear damping (DampedHamiltonianSystem)
-    "conformal-splitting-2": (ConformalSplitting, 2, frozenset({"conformal-symplectic", "symmetric"})),
-    "conformal-symplectic-euler": (ConformalSymplecticEuler, 1, frozenset({"conformal-symplectic"})),
+    # conformally symplectic splittings for linear damping (DampedHamiltonianSystem), around the
+    # catalog's own Hamiltonian steps
+    "conformal-splitting-2": (lambda: ConformalSplitting(scheme("stormer-verlet")), 2,
+                              frozenset({"conformal-symplectic", "symmetric"})),
+    "conformal-symplectic-euler": (lambda: ConformalSymplecticEuler(scheme("symplectic-euler-b")), 1,
+                                   frozenset({"conformal-symplectic"})),
     # holonomic constraints (ConstrainedHamiltonianSystem): properties on the constraint manifold
     "rattle": (Rattle, 2, frozenset({"symplectic", "symmetric", "constraint-preserving"})),
     "discrete-dirac": (DiscreteDirac, 1, frozenset()),
@@ -164,8 +158,6 @@ def scheme(name: str | Scheme) -> Scheme:
     UnknownSchemeError
         For a name not in the catalog; the message lists the known names.
     """
-    from .schemes.base import Scheme
-
     if isinstance(name, Scheme):
         return name
     if not isinstance(name, str):

@@ -25,16 +25,17 @@ machine, and ctypes is in the standard library.  ``-ffp-contract=off`` keeps eve
 operation an IEEE double operation as in numpy (no fused multiply-add), so the
 results equal the numpy path's to rounding.
 
-When the compiled path cannot run (no compiler, a function the C printer does not know,
-an implicit step map, a compile error) the run falls back to the numpy path of
-:func:`integrators.integrate`, warns with :class:`CompiledPathWarning` saying why, and
-the solution says which path ran (``sol.path``, ``sol.path_note``): never silently.
+``integrators.integrate(..., backend="compiled")`` runs it (:class:`CompiledRun`).  When the
+compiled path cannot run (no compiler, a function the C printer does not know, an implicit
+step map, a compile error) the run falls back to the numpy path, warns with
+:class:`~integrators.errors.CompiledPathWarning` saying why, and the solution says which path
+ran (``sol.path``, ``sol.path_note``): never silently.
 
 >>> import sympy, numpy as np, integrators as ig
->>> from integrators.compiled import integrate_compiled
 >>> q, p = sympy.symbols("q p")
 >>> pendulum = ig.HamiltonianSystem(p**2 / 2 - sympy.cos(q), q, p)
->>> sol = integrate_compiled(pendulum, "stormer-verlet", [1.0, 0.0], dt=0.01, steps=1000, save_every=500)
+>>> sol = ig.integrate(pendulum, "stormer-verlet", [1.0, 0.0], dt=0.01, steps=1000, save_every=500,
+...                    backend="compiled")
 >>> sol.y.shape, sol.path in ("compiled", "numpy")
 ((3, 2), True)
 >>> ref = ig.integrate(pendulum, "stormer-verlet", [1.0, 0.0], dt=0.01, steps=1000, save_every=500)
@@ -56,55 +57,25 @@ import warnings
 
 import numpy as np
 import sympy
-from sympy.printing.c import C99CodePrinter
 
 from geomcheck.caches import Memo
 import geomcheck as gc
 from geomcheck.errors import InvalidArgumentError
 
-from .catalog import scheme as _scheme_by_name
-from .errors import NotLowerableError, SystemDefinitionError
-from .integrate import FiniteWatch, Solution, check_saved_size, check_t0, _check_count, _check_dt, _check_flag, _check_y0, _parameter_values, integrate
-from .lower import _hoist_scalars, _pow_text, _refuse_generic
-from .systems import STEP_SYMBOL, CanonicalSystem, System
+from .codegen import CPrinter, hoist_scalars, refuse_generic
+from .errors import CompiledCacheWarning, CompiledPathWarning, CompilerUnavailableError, NotLowerableError
+from .run_options import C_LONG_LIMIT, check_count
+from .staged import stage_values
 
-__all__ = ["integrate_compiled", "compile_step", "compile_stages", "CompiledStep", "CompiledStages",
-           "c_source_stages", "CompiledPathWarning", "CompiledCacheWarning", "CompilerUnavailableError",
+__all__ = ["compile_step", "compile_stages", "compiled_run", "CompiledStep", "CompiledStages",
+           "CompiledRun", "c_source_stages", "CompiledPathWarning", "CompiledCacheWarning", "CompilerUnavailableError",
            "find_compiler", "cache_dir", "c_source", "ship_library", "install_library"]
 
 CFLAGS = ("-O2", "-ffp-contract=off", "-shared", "-fPIC")
-#: step counts handed to the C loop stay below this (a C long, with room for n + save_every)
-C_LONG_LIMIT = 2**62
 ENTRY = "gc_run"
 
 
-class CompiledPathWarning(UserWarning):
-    """The compiled path could not run; the numpy path ran instead (the message says why)."""
-
-
-class CompiledCacheWarning(UserWarning):
-    """The on-disk cache of compiled step loops could not be used as is (unwritable, or a damaged file rebuilt)."""
-
-
-class CompilerUnavailableError(NotLowerableError):
-    """No working C compiler, or the generated C did not compile (the message says which)."""
-
-
 # ------------------------------------------------------------------------ C code
-
-
-class _CPrinter(C99CodePrinter):
-    """C99 with small integer powers as products (as the numpy path) and integers as double literals."""
-
-    def __init__(self):
-        super().__init__({"strict": True})
-
-    def _print_Pow(self, expr, rational=False):
-        return _pow_text(self, expr, lambda e: super(_CPrinter, self)._print_Pow(e))
-
-    def _print_Integer(self, expr):
-        # a double literal: an int literal could overflow, and int/int would truncate in C
-        return repr(float(expr))
 
 
 def _step_body(phi, parameters):
@@ -116,7 +87,7 @@ def _step_body(phi, parameters):
     coords = phi.source.coords
     dim = len(coords)
     exprs = [sympy.sympify(e) for e in phi.exprs]
-    _refuse_generic(exprs, "the step map")
+    refuse_generic(exprs, "the step map")
     parameters = tuple(parameters)
     extra = set().union(*(e.free_symbols for e in exprs)) - set(coords) - set(parameters)
     if extra:
@@ -126,8 +97,8 @@ def _step_body(phi, parameters):
     names = {s: sympy.Symbol(f"y{k}") for k, s in enumerate(coords)}
     names.update({s: sympy.Symbol(f"a{k}") for k, s in enumerate(parameters)})
     exprs = [e.xreplace(names) for e in exprs]
-    hoisted, body = _hoist_scalars(exprs, {names[c] for c in coords})
-    printer = _CPrinter()
+    hoisted, body = hoist_scalars(exprs, {names[c] for c in coords})
+    printer = CPrinter()
     p = printer.doprint
     try:
         scal = []
@@ -160,7 +131,7 @@ _PREAMBLE = [
 
 #: the entry point's signature and its two state buffers (yc current, yn next)
 _ENTRY_OPEN = (
-    f"int {ENTRY}(const double *a, double t0, const double *y_init, long steps, long save_every,",
+    f"int {ENTRY}(const double *a, double t0, long first, const double *y_init, long steps, long save_every,",
     "           double *out, long out_stride)",
     "{",
     "    double *buf = malloc(2 * DIM * sizeof(double));",
@@ -220,7 +191,7 @@ def c_source_stages(stages, parameters, time=None) -> str:
     for i, k in enumerate(index):
         lines.append(f"        memcpy(sa, a + {i * n_par}, NPAR * sizeof(double));")
         if time_index is not None:
-            lines.append(f"        sa[{time_index}] = (t0 + (double)n * h) + a[{i * n_par + time_index}];")
+            lines.append(f"        sa[{time_index}] = (t0 + (double)(first + n) * h) + a[{i * n_par + time_index}];")
         lines.append(f"        gc_stage{k}(sa, yc, yn); swap = yc; yc = yn; yn = swap;")
     lines += ["    }", "    free(buf);", "    return 0;", "}", ""]
     return "\n".join(lines)
@@ -237,12 +208,13 @@ def c_source(phi, parameters, time=None) -> str:
         The scalars bound at run time (``h`` first), passed as the array ``a``.
     time : Symbol, optional
         The time symbol (one of ``parameters``) of a time-dependent system: its value at
-        step ``n`` is ``t0 + n * h``, computed in the loop.
+        step ``n`` of the call is ``t0 + (first + n) * h``, computed in the loop (``first``: the
+        index, in the whole run, of the call's first step).
 
     Returns
     -------
     str
-        Defines ``int gc_run(const double *a, double t0, const double *y0, long steps,
+        Defines ``int gc_run(const double *a, double t0, long first, const double *y0, long steps,
         long save_every, double *out, long out_stride)``: the states at steps 0,
         save_every, ... and ``steps`` go to ``out + k * out_stride``.
 
@@ -275,7 +247,7 @@ def c_source(phi, parameters, time=None) -> str:
         lines += ["    " + x for x in scal]
     lines += [*_LOOP_OPEN, "        {"]
     if time_index is not None:
-        lines.append(f"            const double a{time_index} = t0 + (double)n * a0;")
+        lines.append(f"            const double a{time_index} = t0 + (double)(first + n) * a0;")
         lines += ["            " + x for x in scal]
     lines += ["            " + x for x in step]
     lines += [
@@ -524,7 +496,7 @@ def _load_library(target: str, data: bytes):
         os.remove(private)  # the mapping stays valid; the name goes
     fn = getattr(lib, ENTRY)
     dp = ctypes.POINTER(ctypes.c_double)
-    fn.argtypes = [dp, ctypes.c_double, dp, ctypes.c_long, ctypes.c_long, dp, ctypes.c_long]
+    fn.argtypes = [dp, ctypes.c_double, ctypes.c_long, dp, ctypes.c_long, ctypes.c_long, dp, ctypes.c_long]
     fn.restype = ctypes.c_int
     _LIBRARIES.put(target, lib)
     return lib
@@ -571,16 +543,23 @@ class CompiledStep:
         self.library, data = _build(self.source)
         self._fn = getattr(_load_library(self.library, data), ENTRY)
 
-    def run(self, values, y0, steps, save_every=1, t0=0.0, out=None, out_stride=None):
-        """Run one trajectory; returns the saved states ``(n_saved, dim)`` (or fills ``out``)."""
+    def run(self, values, y0, steps, save_every=1, t0=0.0, out=None, out_stride=None, first=0):
+        """Run one trajectory; returns the saved states ``(n_saved, dim)`` (or fills ``out``).
+
+        ``first``: the index in the whole run of the first step taken (a time-dependent step map
+        is evaluated at ``t0 + (first + n) h``, the same double as in one uninterrupted run).
+        """
         a = np.ascontiguousarray(values, dtype=float)
         if a.shape != (self.n_values,):
             raise InvalidArgumentError(f"expected {self.n_values} parameter values for {self.parameters}")
         y = np.ascontiguousarray(y0, dtype=float)
         if y.shape != (self.dim,):
             raise InvalidArgumentError(f"y0 must have shape ({self.dim},), got {y.shape}")
-        steps = _check_count(steps, "steps", 0)
-        save_every = _check_count(save_every, "save_every", 1)
+        steps = check_count(steps, "steps", 0)
+        save_every = check_count(save_every, "save_every", 1)
+        for name, count in (("steps", first + steps), ("save_every", save_every)):
+            if count >= C_LONG_LIMIT:   # a C long: beyond it the loop's counters wrap around
+                raise InvalidArgumentError(f"{name}={count} is beyond the compiled loop's range (< 2**62)")
         n_saved = steps // save_every + 1 + (1 if steps % save_every else 0)
         if out is None:
             out, out_stride = np.empty((n_saved, self.dim)), self.dim
@@ -590,7 +569,7 @@ class CompiledStep:
                                        f" are out_stride = {out_stride} doubles apart")
         dp = ctypes.POINTER(ctypes.c_double)
         # out may be a strided view (one trajectory of an ensemble buffer): pass its first element
-        code = self._fn(a.ctypes.data_as(dp), float(t0), y.ctypes.data_as(dp), steps, save_every,
+        code = self._fn(a.ctypes.data_as(dp), float(t0), int(first), y.ctypes.data_as(dp), steps, save_every,
                         ctypes.cast(out.ctypes.data, dp), int(out_stride))
         if code != 0:
             raise MemoryError("the compiled step loop could not allocate its state buffers")
@@ -615,9 +594,7 @@ class CompiledStages(CompiledStep):
         self.source = c_source_stages(self.stages, self.parameters, time)
         self._load()
 
-    def run(self, values, y0, steps, save_every=1, t0=0.0, out=None, out_stride=None):
-        from .staged import stage_values
-
+    def run(self, values, y0, steps, save_every=1, t0=0.0, out=None, out_stride=None, first=0):
         values = [float(v) for v in values]
         if len(values) != self.n_values:
             raise InvalidArgumentError(f"expected {self.n_values} parameter values for {self.parameters}")
@@ -631,7 +608,7 @@ class CompiledStages(CompiledStep):
         flat.append(values[0])
         saved_n_values, self.n_values = self.n_values, len(flat)
         try:
-            return super().run(flat, y0, steps, save_every, t0, out, out_stride)
+            return super().run(flat, y0, steps, save_every, t0, out, out_stride, first)
         finally:
             self.n_values = saved_n_values
 
@@ -672,106 +649,73 @@ def compile_stages(stages, parameters, time=None) -> CompiledStages:
 # ------------------------------------------------------------------------ the run
 
 
-def _fallback(reason, system, s, y0, dt, steps, save_every, params, t0, check_stability):
-    """Run the numpy path, say so (warning, ``sol.path``, ``sol.path_note``)."""
-    warnings.warn(f"integrate_compiled: the numpy path ran instead of the compiled one: {reason}",
-                  CompiledPathWarning, stacklevel=3)
-    sol = integrate(system, s, y0, dt=dt, steps=steps, save_every=save_every, params=params, t0=t0,
-                    check_stability=check_stability, progress=False)
-    sol.path, sol.path_note = "numpy", reason
-    return sol
-
-
-def integrate_compiled(system, scheme, y0, dt, steps, save_every=1, params=None, t0=0.0, check_stability=True):
-    """Integrate with the scheme's explicit step map compiled to C (numpy fallback, with a warning).
-
-    Parameters
-    ----------
-    system, scheme, y0, dt, steps, save_every, params, t0, check_stability
-        As for :func:`integrators.integrate` (numpy backend); ``y0`` of shape ``(dim,)`` or
-        ``(batch, dim)`` (the trajectories run one after the other).
-
-    Returns
-    -------
-    Solution
-        ``backend == "numpy"`` (double precision, so ``energy()`` works as for numpy runs),
-        with ``path`` ("compiled" or "numpy") and ``path_note`` (why numpy ran, or the
-        library's path).
-
-    Warns
-    -----
-    CompiledPathWarning
-        The compiled path could not run (the reason is in the message and in ``path_note``).
+def compiled_run(stages, parameters, time, values, t0) -> "CompiledRun":
+    """The compiled loop of ``stages`` bound to ``values`` (``h`` and the constants), for the run pipeline.
 
     Raises
     ------
-    As :func:`integrators.integrate` for bad input (checked before anything is compiled).
-
-    Examples
-    --------
-    >>> import sympy, integrators as ig
-    >>> q, p = sympy.symbols("q p")
-    >>> osc = ig.HamiltonianSystem((p**2 + q**2) / 2, q, p)
-    >>> sol = integrate_compiled(osc, "stormer-verlet", [1.0, 0.0], dt=0.1, steps=10, save_every=5)
-    >>> sol.t
-    array([0. , 0.5, 1. ])
+    NotLowerableError
+        An implicit stage (Newton's method runs in numpy), a generic map, a function C does not know.
+    CompilerUnavailableError
+        No C compiler, or the generated C did not compile.
     """
-    if not isinstance(system, System):
-        raise SystemDefinitionError(
-            f"integrate_compiled expects a system of integrators (HamiltonianSystem, ContactSystem, DampedHamiltonianSystem,"
-            f" ConstrainedHamiltonianSystem, PortHamiltonianSystem, ...), got"
-            f" {type(system).__name__} {system!r}")
-    s = _scheme_by_name(scheme)
-    s.check_applies(system)
-    steps = _check_count(steps, "steps", 0)
-    save_every = _check_count(save_every, "save_every", 1)
-    for name, count in (("steps", steps), ("save_every", save_every)):
-        if count >= C_LONG_LIMIT:   # a C long: beyond it the loop's counters wrap around
-            raise InvalidArgumentError(f"{name}={count} is beyond the compiled loop's range (< 2**62)")
-    dt_value = _check_dt(dt, "numpy", None)
-    Y, single = _check_y0(y0, system.dim, "numpy", None, system.coords)
-    check_saved_size(steps, save_every, Y.shape[0], system.dim, "numpy")
-    t0 = check_t0(t0, "numpy", None)
-    values = _parameter_values(system, params)
-    t0v = float(sympy.N(t0)) if isinstance(t0, sympy.Basic) else float(t0)
-    check_stability = _check_flag(check_stability, "check_stability")
-
-    stages = s.stages(system)
-    phi = stages[0].map
     if not all(isinstance(st.map, gc.Map) for st in stages):
-        return _fallback(f"{s.name} has an implicit step map (Newton's method runs in numpy); the compiled path"
-                         " runs explicit maps only", system, s, y0, dt, steps, save_every, params, t0,
-                         check_stability)
-    if check_stability and isinstance(system, CanonicalSystem):
-        from .stability import check_step
+        raise NotLowerableError("the step map is implicit (Newton's method runs in numpy); the compiled path runs"
+                                " explicit maps only")
+    if len(stages) == 1 and stages[0].factor == 1:
+        compiled = compile_step(stages[0].map, parameters, time)
+    else:
+        compiled = compile_stages(stages, parameters, time)
+    return CompiledRun(compiled, values, t0, time is not None)
 
-        check_step(system, s, float(dt_value), np.asarray(Y, dtype=float), values, t0v)
-    scalars = [STEP_SYMBOL, *system.parameters] + ([system.time] if system.time is not None else [])
-    try:
-        if len(stages) == 1 and stages[0].factor == 1:
-            compiled = compile_step(phi, scalars, system.time)
+
+class CompiledRun:
+    """A compiled step loop bound to its scalars: ``run`` as :class:`integrators.stepping.Stepper`'s, in C.
+
+    Each trajectory runs its whole stretch in one call of the C loop; with ``observe`` the loop
+    runs in blocks of consecutive steps, every state saved to a block buffer and shown to the
+    observer (the same doubles as one uninterrupted run: the time of a step is computed from its
+    index in the whole run).
+    """
+
+    def __init__(self, compiled: CompiledStep, values, t0, time_dependent: bool):
+        self.compiled = compiled
+        self.values = [float(v) for v in values] + ([0.0] if time_dependent else [])  # the loop sets the time
+        self.t0 = float(sympy.N(t0)) if isinstance(t0, sympy.Basic) else float(t0)
+        self.library = compiled.library
+
+    def run(self, Y, saved_steps, out, watch, bar=None, observer=None) -> None:
+        batch, dim = Y.shape
+        steps = int(saved_steps[-1])
+        save_every = int(saved_steps[1]) if len(saved_steps) > 1 else 1
+        if observer is None:
+            for b in range(batch):
+                self.compiled.run(self.values, Y[b], steps, save_every, self.t0, out=out[:, b, :],
+                                  out_stride=batch * dim)
         else:
-            compiled = compile_stages(stages, scalars, system.time)
-    except NotLowerableError as exc:  # includes CompilerUnavailableError
-        # the stability check has run already: the numpy run need not repeat it
-        return _fallback(str(exc), system, s, y0, dt, steps, save_every, params, t0, False)
-    base = [dt_value] + [float(sympy.N(values[k])) if isinstance(values[k], sympy.Basic) else float(values[k])
-                         for k in system.parameters]
-    if system.time is not None:
-        base.append(t0v)  # a placeholder: the loop sets the time of every step
-    batch, dim = Y.shape
-    saved = np.arange(0, steps + 1, save_every, dtype=np.int64)   # not a list: see integrate()
-    if saved[-1] != steps:
-        saved = np.append(saved, np.int64(steps))
-    out = np.empty((len(saved), batch, dim))
-    for b in range(batch):
-        compiled.run(base, Y[b], steps, save_every, t0v, out=out[:, b, :], out_stride=batch * dim)
-    times = t0v + saved.astype(np.float64) * dt_value
-    watch = FiniteWatch(batch, system.coords)
-    for k, n in enumerate(saved):
-        watch.saved(out[k], int(n))
-    watch.report(times, saved)
-    sol = Solution(times, out[:, 0, :] if single else out, system, s, "numpy", None, dt_value, steps, save_every,
-                   values, single)
-    sol.path, sol.path_note = "compiled", compiled.library
-    return sol
+            self._run_observed(Y, saved_steps, out, observer)
+        for k, n in enumerate(saved_steps):
+            watch.saved(out[k], int(n))
+        if bar is not None:
+            bar.update(steps)
+
+    def _run_observed(self, Y, saved_steps, out, observer):
+        batch, dim = Y.shape
+        steps = int(saved_steps[-1])
+        position = {int(n): k for k, n in enumerate(saved_steps)}
+        state = np.array(Y, dtype=float)
+        first = 0
+        while first <= steps:
+            m = min(observer.size, steps + 1 - first)
+            taken = min(m, steps - first)          # the block's states, and the first of the next block
+            block = np.empty((taken + 1, batch, dim))
+            for b in range(batch):
+                self.compiled.run(self.values, state[b], taken, 1, self.t0, out=block[:, b, :],
+                                  out_stride=batch * dim, first=first)
+            observer.add_rows(block[:m], first)
+            for j in range(m):
+                k = position.get(first + j)
+                if k is not None:
+                    out[k] = block[j]
+            state = block[taken]
+            first += m

@@ -115,7 +115,9 @@ def integrate_distributed(system: System, scheme: str | Scheme, y0: ArrayLike, *
         the batch size).
     **options
         Every other option of :func:`integrators.integrate` (``dt``, ``steps``, ``backend``, ...);
-        ``progress`` is Dask's progress bar over the chunks.
+        ``progress`` is Dask's progress bar over the chunks.  Not ``observe``: what it returns has
+        no batch axis this function could join the chunks along (observe the serial run, or
+        reduce the returned states).
 
     Returns
     -------
@@ -128,6 +130,10 @@ def integrate_distributed(system: System, scheme: str | Scheme, y0: ArrayLike, *
     InvalidArgumentError, ShapeError, and whatever :func:`integrate` raises on bad input
     (checked on the first chunk before the others are sent).
     """
+    if options.get("observe") is not None:
+        raise InvalidArgumentError("integrate_distributed does not take observe=: the chunks' observations could not"
+                                   " be joined (their batch axis is the observe function's own); observe a serial"
+                                   " run, or reduce the states of the returned Solution")
     client = _check_client(client)
     batch = np.asarray(y0, dtype=object)
     if batch.ndim != 2 or batch.shape[0] == 0:

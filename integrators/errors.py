@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable
 
-from geomcheck.errors import GeomcheckError
+from geomcheck.errors import GeomcheckError, InvalidArgumentError
 
 if TYPE_CHECKING:
     import numpy
@@ -141,3 +141,28 @@ class KernelMismatchError(KernelError):
         self.kernel_value = kernel_value
         self.symbolic_value = symbolic_value
         self.deviation = deviation
+
+
+__all__ += ["StepSizeError", "StabilityWarning", "CompiledPathWarning", "CompiledCacheWarning",
+            "CompilerUnavailableError"]
+
+
+class StepSizeError(InvalidArgumentError):
+    """A step size beyond the stability limit of an explicit scheme (the message gives the limit)."""
+
+
+class StabilityWarning(UserWarning):
+    """An explicit scheme without a stability interval on the imaginary axis (explicit Euler) on a system
+    with oscillatory modes: every step amplifies them (the message gives the factor)."""
+
+
+class CompiledPathWarning(UserWarning):
+    """The compiled path could not run; the numpy path ran instead (the message says why)."""
+
+
+class CompiledCacheWarning(UserWarning):
+    """The on-disk cache of compiled step loops could not be used as is (unwritable, or a damaged file rebuilt)."""
+
+
+class CompilerUnavailableError(NotLowerableError):
+    """No working C compiler, or the generated C did not compile (the message says which)."""

@@ -107,14 +107,14 @@ _EXAMPLES = {
 
 
 def _generic_constrained():
-    from .constrained import planar_pendulum
+    from .systems import planar_pendulum
 
     x, y, l = sympy.symbols("x y l")
     return planar_pendulum(sympy.Function("V")(x, y), l)
 
 
 def _generic_port_hamiltonian():
-    from .port_hamiltonian import PortHamiltonianSystem
+    from .systems import PortHamiltonianSystem
 
     q, p, gamma = sympy.symbols("q p gamma")
     return PortHamiltonianSystem([[0, 1], [-1, 0]], [[0, 0], [0, gamma]], p**2 / 2 + sympy.Function("V")(q), [q, p],
@@ -122,13 +122,13 @@ def _generic_port_hamiltonian():
 
 
 def _coupled_natural(generic):
-    from .coupled_natural import oscillator_touching_chain
+    from .systems import oscillator_touching_chain
 
     return oscillator_touching_chain(generic=generic)
 
 
 def _generic_damped():
-    from .damped import DampedHamiltonianSystem
+    from .systems import DampedHamiltonianSystem
 
     q, p, gamma = sympy.symbols("q p gamma")
     return DampedHamiltonianSystem(p**2 / 2 + sympy.Function("V")(q), q, p, damping=gamma)

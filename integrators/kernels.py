@@ -13,14 +13,20 @@ the chart's coordinate order, ``params`` a dict ``{name: float}`` of the system'
 (the symbols of ``system.parameters``, by name), ``dY`` a float array of the same shape.
 
 Where the kernel is used.  :func:`kernel_step` runs a scheme with the kernel as the vector
-field, reading the scheme's own coefficients:
+field through the scheme's *own* step map -- the certified one, not a second implementation
+of the scheme.  The map is built on a generic field on the system's chart, every component an
+undefined function ``F_y`` of the coordinates (for Stormer-Verlet the separable form it is
+written for, ``q' = F_q(p)``, ``p' = F_p(q)``), so the vector field enters it only as the
+components at some points; :class:`~integrators.codegen.VectorCallKernel` lowers it to numpy
+with all components at one point as ONE call of the kernel, the calls in dependency order.  A
+Runge-Kutta stage costs one call; a Verlet step three (the force at ``q``, the velocity at the
+half-step momenta, the force at the new positions), as its map has them.  A composition runs
+as its stages (:meth:`Composition.stages`: the base map at ``gamma_i h``, ``gamma_m`` first),
+each distinct stage map generated once per chart.  The schemes so run are
 
-* an explicit :class:`~integrators.schemes.runge_kutta.RungeKutta` (strictly lower triangular
-  ``A``): its ``A``, ``b`` exactly as the tableau object holds them;
-* :class:`~integrators.schemes.verlet.StormerVerlet` on a separable system (velocity form:
-  kick with ``p'``, drift with ``q'``, kick; position form: drift, kick, drift);
-* a :class:`~integrators.schemes.composition.Composition` of those: its factors ``gamma_i h``
-  in the order :meth:`Composition.stages` applies them.
+* an explicit :class:`~integrators.schemes.runge_kutta.RungeKutta` (strictly lower triangular ``A``);
+* :class:`~integrators.schemes.verlet.StormerVerlet` on a separable system (both forms);
+* a :class:`~integrators.schemes.composition.Composition` of those.
 
 Anything else (implicit tableaux, discrete gradients, contact splittings, time-dependent
 systems) is refused with :class:`~integrators.errors.SchemeNotApplicableError`: there the
@@ -60,9 +66,11 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import sympy
 
-from .errors import KernelError, KernelMismatchError, SchemeNotApplicableError
-from .lower import lower_expressions
-from .schemes.base import Stage
+import geomcheck as gc
+from geomcheck.caches import Memo
+
+from .codegen import VectorCallKernel, lower_expressions
+from .errors import KernelError, KernelMismatchError, NotLowerableError, SchemeNotApplicableError
 from .schemes.composition import Composition
 from .schemes.runge_kutta import RungeKutta
 from .schemes.verlet import StormerVerlet
@@ -299,24 +307,107 @@ def kernel_of(system):
 # ------------------------------------------------------------------------ running
 
 
-def _plan(scheme, system):
-    """``[(elementary scheme, exact factor)]`` in the order they act, or the reason it cannot run."""
+class _GenericField(System):
+    """``y' = F(y)`` on the chart of a system: every component an undefined function ``F_y``.
+
+    The scheme's step map on this system is the scheme written for every vector field on the
+    chart; a component of the field enters it only as an application ``F_y(a)`` -- the
+    component ``y'`` at some point -- and that is what the kernel evaluates.  The component of
+    ``y`` depends on the coordinates ``arguments[y]`` (all of them by default).
+
+    Attributes
+    ----------
+    components : dict
+        ``{F_y: column of y}``: which column of the kernel's value each function stands for.
+    slots : dict
+        ``{F_y: columns of its arguments}``.
+    """
+
+    kind = "generic-field"
+    energy = None
+    is_generic = True
+
+    def __init__(self, chart, arguments=None):
+        coords = chart.coords
+        self.chart = chart
+        self.arguments = tuple(tuple(a) for a in (arguments or [coords] * len(coords)))
+        self._parameters, self._values = (), {}
+        functions = [sympy.Function(f"F_{y.name}") for y in coords]
+        self.components = {F: c for c, F in enumerate(functions)}
+        column = {y: c for c, y in enumerate(coords)}
+        self.slots = {F: tuple(column[x] for x in args) for F, args in zip(functions, self.arguments)}
+        self.vector_field = gc.VectorField(chart, [F(*args) for F, args in zip(functions, self.arguments)])
+
+    def _key(self):
+        return (self.chart.coords, self.arguments)
+
+
+class _SeparableField(_GenericField, CanonicalSystem):
+    """The generic separable field on a canonical chart: ``q' = F_q(p)``, ``p' = F_p(q)``.
+
+    The form Stormer-Verlet is written for (it refuses any other): the kernel of a system Verlet
+    applies to has ``q'`` free of ``q`` and ``p'`` free of ``p``, so calling it at a state whose
+    other half is the step's own start gives the component the map asks for.
+    """
+
+    def __init__(self, chart, q, p):
+        self.q, self.p = tuple(q), tuple(p)
+        positions = set(self.q)
+        super().__init__(chart, [self.p if y in positions else self.q for y in chart.coords])
+
+    @property
+    def is_separable(self) -> bool:
+        return self._vector_field_is_separable()
+
+
+def _why_not_on_kernel(scheme):
+    """None when every step of ``scheme`` is explicit in the vector field, else the reason."""
     if isinstance(scheme, Composition):
         if type(scheme).stages is not Composition.stages:
             return f"{scheme.name} ({type(scheme).__name__}) arranges its stages its own way"
-        base = _plan(scheme.base, system)
-        if isinstance(base, str):
-            return base
-        # as Composition.stages: gamma_m acts first, each base stage at gamma_i times its factor
-        return [(elem, g * f) for g in reversed(scheme.gammas) for elem, f in base]
+        return _why_not_on_kernel(scheme.base)
     if isinstance(scheme, RungeKutta):
         if not scheme.explicit:
             return f"{scheme.name} is an implicit Runge-Kutta method (A is not strictly lower triangular)"
-        return [(scheme, sympy.Integer(1))]
+        return None
     if isinstance(scheme, StormerVerlet):
-        return [(scheme, sympy.Integer(1))]
+        return None
     return (f"{scheme.name} ({type(scheme).__name__}) is not an explicit Runge-Kutta method, Stormer-Verlet or a"
             " composition of those")
+
+
+#: the lowered stages per scheme and generic field (its chart, and q, p if separable): systems on one chart share them
+_LOWERED = Memo("integrators.kernels.stages", 32)
+
+
+def _lowered_stages(scheme, system):
+    """``(stages, lowered)``: the scheme's own stages on the generic field of ``system``'s chart, and the
+    :class:`~integrators.codegen.VectorCallKernel` of each (one per distinct stage map)."""
+    separable = (system.q, system.p) if "separable" in scheme.requires else None
+    # keyed by what the generic field is made of: building it (one function per coordinate) costs
+    # more than a run of a few steps
+    key = (scheme, system.coords, separable)
+    hit = _LOWERED.get(key)
+    if hit is not None:
+        return hit
+    generic = _SeparableField(system.chart, *separable) if separable else _GenericField(system.chart)
+    stages = scheme.stages(generic)
+    by_map, lowered = {}, []
+    for st in stages:
+        L = by_map.get(id(st.map))
+        if L is None:
+            if not isinstance(st.map, gc.Map):
+                raise SchemeNotApplicableError(f"scheme {scheme.name!r} cannot run on a kernel: its step is implicit"
+                                               " in the vector field")
+            try:
+                L = VectorCallKernel(st.map.exprs, generic.coords, [STEP_SYMBOL], generic.components, generic.slots)
+            except NotLowerableError as exc:
+                raise SchemeNotApplicableError(f"scheme {scheme.name!r} cannot run on a kernel: {exc}") from exc
+            by_map[id(st.map)] = L
+        lowered.append(L)
+    hit = (tuple(stages), tuple(lowered))
+    _LOWERED.put(key, hit)
+    return hit
 
 
 def _float(x) -> float:
@@ -326,8 +417,20 @@ def _float(x) -> float:
 class KernelStep:
     """A step of ``scheme`` on ``system`` with the system's kernel as the vector field.
 
-    ``bind(values)`` as for a :class:`~integrators.lower.LoweredStep` (``{symbol: number}``
-    or a sequence in ``parameters`` order: ``h`` then the system's constants).
+    The step is the scheme's own step map: its stages (:meth:`Scheme.stages`) built on a
+    generic field of the system's chart, each component of the field a call of the kernel
+    (:class:`~integrators.codegen.VectorCallKernel`).  ``bind(values)`` as for a
+    :class:`~integrators.lower.LoweredStep` (``{symbol: number}`` or a sequence in
+    ``parameters`` order: ``h`` then the system's constants).
+
+    Attributes
+    ----------
+    stages : tuple of Stage
+        The scheme's stages on the generic field, in the order they act.
+    lowered : tuple of VectorCallKernel
+        One per stage (equal maps share one object).
+    source : str
+        The generated source of each distinct stage map.
     """
 
     def __init__(self, scheme, system):
@@ -341,18 +444,18 @@ class KernelStep:
                                            " integrators.with_kernel(system, kernel)")
         if system.time is not None:
             raise SchemeNotApplicableError(f"kernels are for autonomous systems; {system!r} depends on {system.time}")
-        plan = _plan(s, system)
-        if isinstance(plan, str):
-            raise SchemeNotApplicableError(f"scheme {s.name!r} cannot run on a kernel: {plan}; use_kernel works"
+        reason = _why_not_on_kernel(s)
+        if reason is not None:
+            raise SchemeNotApplicableError(f"scheme {s.name!r} cannot run on a kernel: {reason}; use_kernel works"
                                            " for explicit Runge-Kutta methods, Stormer-Verlet and their compositions")
-        self.scheme, self.system, self.kernel, self.plan = s, system, kernel, tuple(plan)
+        self.scheme, self.system, self.kernel = s, system, kernel
+        self.stages, self.lowered = _lowered_stages(s, system)
         self.parameters = (STEP_SYMBOL, *system.parameters)
         self.dim = system.dim
         self.coords = system.coords
         self.explicit = True
-        if isinstance(system, CanonicalSystem):
-            self._q = np.array([system.chart.index(x) for x in system.q])
-            self._p = np.array([system.chart.index(x) for x in system.p])
+        distinct = {id(L): L for L in self.lowered}
+        self.source = "\n".join(f"# stage map {k}\n{L.source}" for k, L in enumerate(distinct.values()))
 
     def bind(self, values, **newton_options) -> "BoundKernelStep":
         """Bind ``h`` and the constants (Newton options are accepted and unused: the step is explicit)."""
@@ -375,47 +478,16 @@ class BoundKernelStep:
         values = [_float(v) if isinstance(v, sympy.Basic) else float(v) for v in values]
         self.params = {s.name: v for s, v in zip(step.parameters[1:], values[1:])}
         # each stage's step gamma h computed at 40 digits and rounded once, as for the lowered stages
-        self.stages = [(elem, stage_values([values[0]], Stage(None, factor))[0]) for elem, factor in step.plan]
-        self._coefficients = {}
-        for elem, _ in step.plan:
-            if isinstance(elem, RungeKutta) and elem not in self._coefficients:
-                A = [[_float(a) for a in row] for row in elem.A]
-                b = [_float(x) for x in elem.b]
-                self._coefficients[elem] = (A, b)
+        self.stages = [(L, L.scalars(*stage_values([values[0]], st))) for L, st in zip(step.lowered, step.stages)]
 
     def _f(self, Y):
         return self.step_object.kernel.function(Y, self.params)
 
-    def _runge_kutta(self, elem, h, Y):
-        A, b = self._coefficients[elem]
-        K = []
-        for i, row in enumerate(A):
-            Yi = Y
-            for j in range(i):
-                if row[j] != 0.0:
-                    Yi = Yi + (h * row[j]) * K[j]
-            K.append(self._f(Yi) if b[i] != 0.0 or any(r[i] != 0.0 for r in A[i + 1:]) else None)
-        out = Y.copy(order="K")
-        for bi, k in zip(b, K):
-            if bi != 0.0:
-                out += (h * bi) * k
-        return out
-
-    def _verlet(self, elem, h, Y):
-        q, p = self.step_object._q, self.step_object._p
-        Y = Y.copy(order="K")
-        # the two halves of the splitting: velocity form kicks (p) around a drift (q), position form the reverse
-        outer, inner = (p, q) if elem.form == "velocity" else (q, p)
-        Y[:, outer] += (0.5 * h) * self._f(Y)[:, outer]
-        Y[:, inner] += h * self._f(Y)[:, inner]
-        Y[:, outer] += (0.5 * h) * self._f(Y)[:, outer]
-        return Y
-
     def step_array(self, Y):
         """One step of a ``(batch, dim)`` float array."""
         Y = np.asarray(Y, dtype=float)
-        for elem, h in self.stages:
-            Y = self._runge_kutta(elem, h, Y) if isinstance(elem, RungeKutta) else self._verlet(elem, h, Y)
+        for L, S in self.stages:
+            Y = L.kernel(S, self._f, Y)
         return Y
 
     def step(self, components, step_index=None):

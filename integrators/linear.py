@@ -37,7 +37,7 @@ from geomcheck.errors import ExpressionError, InvalidArgumentError, ShapeError
 
 from .catalog import scheme as _scheme_by_name
 from .errors import NotLowerableError
-from .integrate import _check_count, _check_dt, _parameter_values
+from .run_options import check_count, check_dt, parameter_values
 from .staged import lower_stages
 from .systems import STEP_SYMBOL
 
@@ -102,8 +102,8 @@ def step_matrix(scheme, system, dt, params=None) -> np.ndarray:
         raise NotLowerableError(
             f"the step map of {s.name} on {system!r} is not linear and homogeneous in the state"
             f" ({', '.join(map(str, system.coords[:4]))}...); it has no step matrix: use integrators.integrate")
-    dt_value = _check_dt(dt, "numpy", None)
-    values = _parameter_values(system, params)
+    dt_value = check_dt(dt, "numpy", None)
+    values = parameter_values(system, params)
     scalars = [STEP_SYMBOL, *system.parameters]
     bound = lower_stages(stages, backend="numpy", parameters=scalars).bind(
         [dt_value] + [float(sympy.N(values[k])) for k in system.parameters])
@@ -132,9 +132,9 @@ def propagate(M, y0, steps, save_every=1, observe=None, chunk=4096):
     M = np.asarray(M, dtype=float)
     if M.ndim != 2 or M.shape[0] != M.shape[1]:
         raise ShapeError(f"M must be a square matrix, got shape {M.shape}")
-    steps = _check_count(steps, "steps", 0)
-    save_every = _check_count(save_every, "save_every", 1)
-    chunk = _check_count(chunk, "chunk", 1)
+    steps = check_count(steps, "steps", 0)
+    save_every = check_count(save_every, "save_every", 1)
+    chunk = check_count(chunk, "chunk", 1)
     y = np.array(y0, dtype=float)
     single = y.ndim == 1
     Y = np.atleast_2d(y)

@@ -106,8 +106,8 @@ class LinearImplicitStep:
         self._position = {c: k for k, c in enumerate(coeffs)}
         self._evaluate = sympy.lambdify(self.parameters, coeffs, modules="math", cse=True)
 
-    def bind(self, values, tol=None, max_iter=None, dps=None) -> "BoundLinearStep":
-        """Bind the scalars (a sequence in ``parameters`` order, or a dict); Newton options are ignored."""
+    def bind(self, values, **solver_options) -> "BoundLinearStep":
+        """Bind the scalars (a sequence in ``parameters`` order, or a dict); the solver options are not used."""
         if isinstance(values, dict):
             values = [values[s] for s in self.parameters]
         values = [float(v) for v in values]

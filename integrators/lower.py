@@ -1,16 +1,10 @@
 """Lower the one symbolic step to numbers: batched numpy, or mpmath at a chosen precision.
 
 The input is the very ``gc.Map`` / ``gc.ImplicitMap`` that the certificates are
-about.  Python source is generated from it:
-
-* every subexpression that depends only on the step size and the constants
-  (``h/2``, ``sqrt(3)/6 * h`` ...) is *hoisted* into a function of those scalars,
-  evaluated once per binding (``LoweredStep.bind``), not once per array element;
-* the rest is shared by common-subexpression elimination (``sympy.cse``) and
-  printed as numpy array code (states are arrays of shape ``(batch,)`` per
-  coordinate) or as mpmath scalar code;
-* small integer powers are printed as products (``x*x*x``), which numpy evaluates
-  much faster than ``x**3``.
+about.  Python source is generated from it by :mod:`integrators.codegen` (scalars hoisted
+and evaluated once per binding, ``LoweredStep.bind``; common subexpressions shared; small
+powers as products), as numpy array code (states are arrays of shape ``(batch,)`` per
+coordinate) or as mpmath scalar code.
 
 An implicit map is split into the equations its stage unknowns solve (lowered
 with their Jacobian, for Newton's method: :mod:`integrators.newton`) and the new
@@ -30,223 +24,27 @@ array([[ 1.      , -0.084147]])
 
 from __future__ import annotations
 
-import itertools
-import linecache
 from typing import Mapping
 
 import mpmath
 import numpy as np
 import sympy
-from sympy.core.function import AppliedUndef
-from sympy.printing.numpy import NumPyPrinter
-from sympy.printing.pycode import MpmathPrinter
 
 from geomcheck.caches import Memo
 import geomcheck as gc
 from geomcheck.errors import InvalidArgumentError, NonRealValueError
 
+from .codegen import Kernel, lower_expressions, refuse_generic
 from .errors import NotLowerableError
+from .newton import StageSolver, check_newton_mode
 from .systems import STEP_SYMBOL
 
-__all__ = ["lower", "lower_expressions", "LoweredStep", "BoundStep", "Kernel", "real_rows"]
-
-_SMALL_POWERS = 4
-
-
-def _pow_text(printer, expr, base_print):
-    b, e = expr.as_base_exp()
-    if e.is_Integer and 2 <= e <= _SMALL_POWERS:
-        s = printer.parenthesize(b, 100)  # atom-level parentheses
-        # the product is bracketed as a whole: the printers place a power, which binds
-        # tighter than * and /, unbracketed in a denominator (y/b**2) or an exponent
-        return "(" + "*".join([s] * int(e)) + ")"
-    if e.is_Integer and -_SMALL_POWERS <= e <= -1:
-        s = printer.parenthesize(b, 100)
-        return "1/(" + "*".join([s] * int(-e)) + ")"
-    return base_print(expr)
-
-
-class _NumpyPrinter(NumPyPrinter):
-    """numpy code with small integer powers as products."""
-
-    def _print_Pow(self, expr, rational=False):
-        return _pow_text(self, expr, lambda e: super(_NumpyPrinter, self)._print_Pow(e, rational=rational))
-
-
-class _MpmathPrinter(MpmathPrinter):
-    """mpmath code with small integer powers as products and exact rationals as mpf quotients."""
-
-    def _print_Pow(self, expr, rational=False):
-        return _pow_text(self, expr, lambda e: super(_MpmathPrinter, self)._print_Pow(e, rational=rational))
-
-    def _print_Integer(self, expr):
-        return f"mpmath.mpf({int(expr)})"
-
-
-# ------------------------------------------------------------------------ checks
-
-
-def _undefined(e):
-    """Applications of undefined functions (and of geomcheck's jets of them) in ``e``."""
-    from geomcheck.zero import Jet
-
-    return {f for f in e.atoms(sympy.Function) if isinstance(f, (AppliedUndef, Jet))}
-
-
-def _refuse_generic(exprs, what):
-    for e in exprs:
-        bad = _undefined(e)
-        if bad:
-            names = ", ".join(sorted({str(f) for f in bad}))
-            raise NotLowerableError(
-                f"{what} contains the undefined function(s) {names}: a generic system stands for every"
-                " such function and has no numeric value; give a concrete expression (e.g. -cos(q) for V(q))"
-                " to integrate it numerically"
-            )
-        if e.has(sympy.Derivative, sympy.Subs, sympy.Integral):
-            raise NotLowerableError(f"{what} contains an unevaluated derivative or integral: {e}")
-
-
-# ------------------------------------------------------------------------ code generation
-
-
-class Kernel:
-    """Generated functions for a list of outputs: ``scalars(*scalar_args)`` and ``kernel(S, *arrays)``.
-
-    ``kernel`` returns the tuple of outputs; an output that does not depend on the arrays
-    is a scalar (broadcast it).
-    """
-
-    _ids = itertools.count()
-
-    def __init__(self, outputs, array_args, scalar_args, backend="numpy"):
-        self.backend = backend
-        self.n_outputs = len(outputs)
-        outputs = [sympy.sympify(o) for o in outputs]
-        self.array_args = tuple(array_args)
-        self.scalar_args = tuple(scalar_args)
-        arrays = set(array_args)
-        extra = set().union(*(o.free_symbols for o in outputs)) - arrays - set(scalar_args) if outputs else set()
-        if extra:
-            raise NotLowerableError(
-                f"cannot lower: the expressions contain {sorted(map(str, extra))}, which are neither state"
-                f" coordinates nor the bound parameters {[str(s) for s in scalar_args]}"
-            )
-        # safe names
-        names = {}
-        for k, s in enumerate(self.array_args):
-            names[s] = sympy.Symbol(f"y{k}")
-        for k, s in enumerate(self.scalar_args):
-            names[s] = sympy.Symbol(f"a{k}")
-        outputs = [o.xreplace(names) for o in outputs]
-        array_names = {names[s] for s in self.array_args}
-        hoisted, outputs = _hoist_scalars(outputs, array_names, numbers=backend == "mpmath")
-        printer = _NumpyPrinter({"fully_qualified_modules": True, "strict": True}) if backend == "numpy" \
-            else _MpmathPrinter({"fully_qualified_modules": True, "strict": True})
-        try:
-            self._generate(outputs, hoisted, names, printer)
-        except Exception as exc:  # a function the printer does not know
-            if isinstance(exc, NotLowerableError):
-                raise
-            raise NotLowerableError(f"cannot lower to {backend}: {exc}") from None
-        filename = f"<integrators-lowered-{backend}-{next(self._ids)}>"
-        linecache.cache[filename] = (len(self.source), None, self.source.splitlines(True), filename)
-        namespace = {"numpy": np, "mpmath": mpmath}
-        exec(compile(self.source, filename, "exec"), namespace)
-        self.scalars = namespace["scalars"]
-        self.kernel = namespace["kernel"]
-
-    def _generate(self, outputs, hoisted, names, printer):
-        array_names = {names[s] for s in self.array_args}
-        lines = []
-        scalar_in = [str(names[s]) for s in self.scalar_args]
-        lines.append(f"def scalars({', '.join(scalar_in)}):")
-        if hoisted:
-            reps, reduced = sympy.cse([e for _, e in hoisted], symbols=sympy.numbered_symbols("_t"), order="none")
-            for sym, e in reps:
-                lines.append(f"    {sym} = {printer.doprint(e)}")
-            for (sym, _), e in zip(hoisted, reduced):
-                lines.append(f"    {sym} = {printer.doprint(e)}")
-        bound = scalar_in + [str(s) for s, _ in hoisted]
-        lines.append(f"    return ({', '.join(bound)},)" if bound else "    return ()")
-        array_in = ", ".join(str(names[s]) for s in self.array_args)
-        lines.append(f"def kernel(_S, {array_in}):")
-        if bound:
-            lines.append(f"    ({', '.join(bound)},) = _S")
-        reps, reduced = sympy.cse(outputs, symbols=sympy.numbered_symbols("_x"), order="none")
-        for sym, e in reps:
-            lines.append(f"    {sym} = {printer.doprint(e)}")
-        lines.append(f"    return ({', '.join(printer.doprint(e) for e in reduced)},)")
-        self.source = "\n".join(lines) + "\n"
-        self.is_array = [bool(e.free_symbols & (array_names | {s for s, _ in reps})) for e in reduced]
-
-
-def _hoist_scalars(outputs, arrays, numbers=False):
-    """Replace maximal scalar subexpressions (free of the arrays) by symbols ``_s<k>``.
-
-    With ``numbers`` (mpmath), non-integer numbers are hoisted too: ``mpf(1)/mpf(3)`` is
-    then computed once per binding instead of once per trajectory and step.
-    """
-    memo_arr = {}
-    table = {}
-    order = []
-    counter = itertools.count()
-
-    def depends(e):
-        r = memo_arr.get(e)
-        if r is None:
-            r = bool(e.free_symbols & arrays)
-            memo_arr[e] = r
-        return r
-
-    def hoist(e):
-        if e.is_Atom and not (numbers and e.is_Number and not e.is_Integer):
-            return e
-        s = table.get(e)
-        if s is None:
-            s = sympy.Symbol(f"_s{next(counter)}")
-            table[e] = s
-            order.append((s, e))
-        return s
-
-    memo = {}
-
-    def visit(e):
-        r = memo.get(e)
-        if r is not None:
-            return r
-        if not depends(e) and isinstance(e, sympy.Expr):
-            # only expressions are hoisted: the branches (expr, cond) of a Piecewise and its
-            # conditions are not values, and are rebuilt with their hoisted parts below
-            r = hoist(e)
-        elif e.is_Pow and e.exp.is_Number:
-            r = e.func(visit(e.base), e.exp)
-        elif e.is_Add or e.is_Mul:
-            sc = [a for a in e.args if not depends(a)]
-            ar = [visit(a) for a in e.args if depends(a)]
-            r = e.func(hoist(e.func(*sc)), *ar) if sc else e.func(*ar)
-        elif e.args:
-            r = e.func(*[visit(a) for a in e.args])
-        else:
-            r = e
-        memo[e] = r
-        return r
-
-    out = [visit(o) for o in outputs]
-    return order, out
-
-
-def lower_expressions(exprs, coords, parameters, backend="numpy", what="expression"):
-    """A :class:`Kernel` for expressions in ``coords`` with scalar ``parameters``."""
-    exprs = [sympy.sympify(e) for e in exprs]
-    _refuse_generic(exprs, what)
-    return Kernel(exprs, coords, parameters, backend)
-
+__all__ = ["lower", "lower_expressions", "LoweredStep", "BoundStep", "Kernel", "real_rows", "split_implicit"]
 
 # ------------------------------------------------------------------------ steps
 
 
-def _split_implicit(phi, equations=None):
+def split_implicit(phi, equations=None):
     """``(stage unknowns, stage equations, {new: explicit value})`` or None when not of that form.
 
     ``equations`` (default ``phi.equations``): the map's equations in the form to be lowered.
@@ -317,7 +115,7 @@ class LoweredStep:
         what = "the step map"
         if isinstance(phi, gc.Map):
             self.explicit = True
-            _refuse_generic(phi.exprs, what)
+            refuse_generic(phi.exprs, what)
             self.update = Kernel(phi.exprs, self.coords, self.parameters, backend)
             self.source = self.update.source
             return
@@ -326,8 +124,8 @@ class LoweredStep:
         # singularities such as divided differences: integrators.schemes.quotients), the same
         # functions written to be evaluated in finite precision; otherwise its equations
         source_equations = tuple(getattr(phi, "evaluation_equations", None) or phi.equations)
-        _refuse_generic(source_equations, what)
-        split = _split_implicit(phi, source_equations)
+        refuse_generic(source_equations, what)
+        split = split_implicit(phi, source_equations)
         if split is None:
             unknowns, equations, final = tuple(phi.unknowns), list(source_equations), {Y: Y for Y in phi.new}
         else:
@@ -385,8 +183,6 @@ class BoundStep:
         self.values = vals
         self.tol = tol
         self.max_iter = max_iter
-        from .newton import StageSolver, check_newton_mode
-
         mode = check_newton_mode(newton)
         # the stage equations' solver (Newton mode "full", "simplified" or "auto"), None if explicit
         self.solver = None if lowered.explicit else StageSolver(self, mode)

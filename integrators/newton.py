@@ -76,8 +76,10 @@ import mpmath
 import numpy as np
 
 from geomcheck.caches import Memo
-from geomcheck.errors import InvalidArgumentError
+from geomcheck.dense_lu import lu_factor, lu_solve
+from geomcheck.errors import InvalidArgumentError, SingularMatrixError
 
+from .codegen import Kernel
 from .errors import NewtonConvergenceError
 
 __all__ = ["newton_numpy", "newton_mpmath", "DEFAULT_TOL", "NEWTON_MODES", "check_newton_mode",
@@ -325,14 +327,12 @@ def newton_mpmath(L, S, x, dps, tol=None, max_iter=50, trajectory=0, step_index=
     res = mpmath.mpf(0)
     for it in range(1, max_iter + 1):
         out = L.residual.kernel(S["residual"], *x, *u)
-        F = mpmath.matrix([-mpmath.mpf(v) for v in out[:m]])
-        J = mpmath.matrix(m, m)
-        for k in range(m * m):
-            J[k // m, k % m] = out[m + k]
+        F = [-mpmath.mpf(v) for v in out[:m]]
+        J = [[mpmath.mpf(out[m + i * m + j]) for j in range(m)] for i in range(m)]
         res = max(abs(v) for v in F)
         try:
-            delta = mpmath.lu_solve(J, F)
-        except ZeroDivisionError:
+            delta = lu_solve(*lu_factor(mpmath.mp, J, singular=m * mpmath.mp.eps), F)
+        except (SingularMatrixError, ZeroDivisionError):
             _fail([trajectory], [res], 1, step_index, it, "a singular Jacobian")
         if not all(mpmath.isfinite(d) for d in delta):
             _fail([trajectory], [res], 1, step_index, it, "a non-finite value")
@@ -389,8 +389,6 @@ def _equation_kernel(L):
     hit = _EQUATION_KERNELS.get(id(L))
     if hit is not None and hit[0] is L:
         return hit[1]
-    from .lower import Kernel
-
     kernel = Kernel(list(L.equations), L.coords + L.unknowns, L.parameters, L.backend)
     _EQUATION_KERNELS.put(id(L), (L, kernel))
     return kernel
@@ -723,20 +721,17 @@ class StageSolver:
         """The LU factorization of the Jacobian at ``(x, u0)``, or None when it is singular."""
         m = self.lowered.m
         out = self.lowered.residual.kernel(self.bound.S["residual"], *x, *u0)
-        J = mpmath.matrix(m, m)
-        for k in range(m * m):
-            J[k // m, k % m] = out[m + k]
+        J = [[mpmath.mpf(out[m + i * m + j]) for j in range(m)] for i in range(m)]
         self.counts["jacobians"] += 1
         self.counts["factorizations"] += 1
         try:
-            return mpmath.mp.LU_decomp(J)
-        except ZeroDivisionError:
+            return lu_factor(mpmath.mp, J, singular=m * mpmath.mp.eps)
+        except (SingularMatrixError, ZeroDivisionError):
             return None
 
     @staticmethod
     def _mp_solve(fac, b):
-        LU, perm = fac
-        return list(mpmath.mp.U_solve(LU, mpmath.mp.L_solve(LU, mpmath.matrix(b), perm)))
+        return lu_solve(*fac, b)
 
     def _mp_iterate(self, fac, x, u0, eps, fresh):
         """``(u or None, residual, largest contraction rate, reason)`` of a simplified iteration."""

@@ -23,7 +23,7 @@ matrices come from the system's symbolic vector field (differentiated by
 >>> check_verlet_step(osc, 0.21)
 Traceback (most recent call last):
     ...
-integrators.stability.StepSizeError: dt = 0.21 is beyond the stability limit of Stormer-Verlet for HamiltonianSystem(p**2/2 + 50*q**2, q=[q], p=[p]): dt*omega_max = 2.1 >= 2 (omega_max = 10, dt_max = 2/omega_max = 0.2); the numerical solution would grow without bound. Take dt < 0.2.
+integrators.errors.StepSizeError: dt = 0.21 is beyond the stability limit of Stormer-Verlet for HamiltonianSystem(p**2/2 + 50*q**2, q=[q], p=[p]): dt*omega_max = 2.1 >= 2 (omega_max = 10, dt_max = 2/omega_max = 0.2); the numerical solution would grow without bound. Take dt < 0.2.
 
 Every explicit scheme, in ``integrate``
 ---------------------------------------
@@ -89,20 +89,13 @@ import geomcheck as gc
 from geomcheck.calculus import diff
 from geomcheck.errors import InvalidArgumentError
 
-from .integrate import _check_dt, _parameter_values
+from .codegen import lower_expressions
+from .errors import StabilityWarning, StepSizeError
+from .run_options import check_dt, parameter_values
 from .systems import CanonicalSystem
 
 __all__ = ["StabilityLimit", "StepSizeError", "StabilityWarning", "verlet_stability_limit", "check_verlet_step",
            "stability_interval", "jacobian_spectral_radius", "check_step"]
-
-
-class StepSizeError(InvalidArgumentError):
-    """A step size beyond the stability limit of an explicit scheme (the message gives the limit)."""
-
-
-class StabilityWarning(UserWarning):
-    """An explicit scheme without a stability interval on the imaginary axis (explicit Euler) on a system
-    with oscillatory modes: every step amplifies them (the message gives the factor)."""
 
 
 @dataclass(frozen=True)
@@ -160,7 +153,7 @@ def verlet_stability_limit(system, params=None, at=None) -> StabilityLimit:
         raise InvalidArgumentError(
             f"the Stormer-Verlet stability limit needs a separable canonical system (q' = T(p), p' = F(q)),"
             f" got {system!r}")
-    values = _parameter_values(system, params)
+    values = parameter_values(system, params)
     point = {c: sympy.S.Zero for c in system.coords}
     point.update({k: sympy.sympify(v) for k, v in dict(at or {}).items()})
     X = system.vector_field
@@ -187,7 +180,7 @@ def check_verlet_step(system, dt, params=None, at=None, limit=None) -> Stability
     StepSizeError
         ``dt * omega_max >= 2``; the message gives the limit and what to take instead.
     """
-    dt_value = _check_dt(dt, "numpy", None)
+    dt_value = check_dt(dt, "numpy", None)
     lim = limit if limit is not None else verlet_stability_limit(system, params, at)
     if dt_value * lim.omega_max >= 2.0:
         where = "" if lim.linear else " (linearized at the given state)"
@@ -218,7 +211,7 @@ def _oscillator_matrices(s):
     test = HamiltonianSystem((p**2 + q**2) / 2, q, p)
     undamped_limit = {}
     if "damped" in s.requires:
-        from .damped import DampedHamiltonianSystem
+        from .systems import DampedHamiltonianSystem
 
         # the damped oscillator, its damping then set to 0: x = h omega_0 (module docstring)
         g = sympy.Symbol("gamma_stab", positive=True)
@@ -399,7 +392,6 @@ _JACOBIANS = Memo("integrators.stability.jacobians", 32)
 
 
 def _jacobian_kernel(system, scalars):
-    from .lower import lower_expressions
 
     key = (id(system), tuple(scalars))
     hit = _JACOBIANS.get(key)

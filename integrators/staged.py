@@ -118,9 +118,8 @@ class StagedStep:
         self.stages = tuple(stages)
         self.backend = backend
         self.lowered = [lower(st.map, backend=backend, parameters=parameters) for st in self.stages]
+        # the first parameter is the step size (h for a scheme; a given map may name it otherwise)
         self.parameters = self.lowered[0].parameters
-        if self.parameters[0] != STEP_SYMBOL:
-            raise InvalidArgumentError(f"the first parameter of a staged step must be h, got {self.parameters}")
         self.time_index = self.parameters.index(time) if time is not None and time in self.parameters else None
         self.explicit = all(L.explicit for L in self.lowered)
         self.dim = self.lowered[0].dim

@@ -16,10 +16,17 @@ own tests) run under a hypothesis *profile*:
 
       GEOMCHECK_HYPOTHESIS_PROFILE=thorough python -m pytest
 * ``dev``: 5 examples, for a quick edit-run loop.
+
+Markers
+-------
+``@pytest.mark.needs_pdflatex``: the test compiles LaTeX; it is skipped (with the reason
+shown by ``-ra``) where no ``pdflatex`` is on the PATH, the same test the report uses
+(:func:`geomcheck.latex.pdflatex_available`) to decide whether to write a PDF.
 """
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -49,3 +56,17 @@ settings.register_profile(
 )
 
 settings.load_profile(os.environ.get("GEOMCHECK_HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_collection_modifyitems(config, items):
+    """Skip the tests marked ``needs_pdflatex`` when pdflatex is not installed."""
+    marked = [item for item in items if item.get_closest_marker("needs_pdflatex")]
+    if not marked:
+        return
+    from geomcheck.latex import pdflatex_available
+
+    if pdflatex_available():
+        return
+    skip = pytest.mark.skip(reason="pdflatex is not installed (Debian: texlive-latex-base texlive-latex-recommended)")
+    for item in marked:
+        item.add_marker(skip)

@@ -1,6 +1,6 @@
 """Certificates of geometric properties of maps and schemes."""
 
-from . import compositions, discrete_gradients, families, tableaux, trees
+from . import compositions, discrete_gradients, families, number_field, tableaux, trees
 from .certificate import Certificate
 from .compositions import (
     certify_composition_order,
@@ -60,6 +60,7 @@ __all__ = [
     "itoh_abe_gradient",
     "certify_discrete_gradient",
     "families",
+    "number_field",
     "tableaux",
     "trees",
     "ButcherTableau",

@@ -15,14 +15,30 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sympy
 
 from ..latex import Derivation, latex, tex_text
 
-__all__ = ["Certificate"]
+if TYPE_CHECKING:
+    from ..zero import ZeroDecision
+
+__all__ = ["Certificate", "point_by_name"]
+
+
+def point_by_name(point: Mapping | None) -> dict | None:
+    """A counterexample point keyed by the names of its symbols (as a certificate shows it).
+
+    >>> import sympy
+    >>> point_by_name({sympy.Symbol("q"): sympy.Rational(1, 2)})
+    {'q': 1/2}
+    >>> point_by_name(None) is None
+    True
+    """
+    return {str(k): v for k, v in point.items()} if point else point
 
 
 def _jsonable(obj):
@@ -87,6 +103,55 @@ class Certificate:
 
             object.__setattr__(self, "soundness", Soundness(self.stage, _KIND_OF_STAGE.get(self.stage, "undecided")))
 
+    @classmethod
+    def from_decision(cls, claim: str, decision: ZeroDecision, *, method: str | None = None, residual: Any = None,
+                      factor: Any = None, counterexample: Mapping | None = None, derivation: Derivation | None = None,
+                      witness: Any = None) -> "Certificate":
+        """The certificate of a claim that holds exactly when what ``decision`` tested is zero.
+
+        The verdict, the stage and the soundness record are the decision's.  A failed claim
+        shows the decision's point, keyed by name (``{"q": 1/2}``), unless ``counterexample``
+        gives a fuller one; a witness is kept only when the claim holds.
+
+        Parameters
+        ----------
+        claim : str
+            What was checked, in words.
+        decision : ZeroDecision
+            The zero test of the claim's residual (:func:`geomcheck.zero.decide_zero`,
+            :func:`geomcheck.zero.decide_all_zero`, ``Form.zero_decision()``).
+        method : str, optional
+            How it was decided, when the decision's sentence needs context (default
+            ``decision.method``).
+        residual, factor, derivation
+            As the attributes of :class:`Certificate`.
+        counterexample : dict, optional
+            The point to show for a failed claim instead of the decision's (e.g. with the
+            component of a form it was found in).
+        witness : object, optional
+            What proves an existence claim; dropped unless the claim holds.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> from geomcheck.zero import decide_zero
+        >>> q = sympy.Symbol("q")
+        >>> c = Certificate.from_decision("(q + 1)^2 == q^2 + 2 q + 1", decide_zero((q + 1)**2 - q**2 - 2*q - 1))
+        >>> c.holds, c.soundness.kind, c.counterexample
+        (True, 'proof', None)
+        >>> bad = Certificate.from_decision("q^2 == q", decide_zero(q**2 - q), witness=q)
+        >>> bad.holds, bad.stage, list(bad.counterexample), bad.soundness.kind, bad.witness
+        (False, 'counterexample', ['q'], 'counterexample', None)
+        """
+        holds = decision.is_zero
+        if counterexample is None and holds is False:
+            counterexample = point_by_name(decision.point)
+        # without a derivation the field's default (an empty one) applies
+        given = {} if derivation is None else {"derivation": derivation}
+        return cls(claim, holds, decision.method if method is None else method, stage=decision.stage,
+                   residual=residual, factor=factor, counterexample=counterexample,
+                   witness=witness if holds is True else None, soundness=decision.soundness, **given)
+
     def __bool__(self):
         raise TypeError(
             "a Certificate is not a boolean (it may be undecided): test `.holds is True`"
@@ -100,9 +165,9 @@ class Certificate:
         d = self.derivation
         body = d.latex()
         verdict = {
-            True: r"\textbf{The claim holds} (" + _tex_text(self.method) + ").",
-            False: r"\textbf{The claim fails} (" + _tex_text(self.method) + ").",
-            None: r"\textbf{Undecided} (" + _tex_text(self.method) + ").",
+            True: r"\textbf{The claim holds} (" + tex_text(self.method) + ").",
+            False: r"\textbf{The claim fails} (" + tex_text(self.method) + ").",
+            None: r"\textbf{Undecided} (" + tex_text(self.method) + ").",
         }[self.holds]
         if self.holds is False and self.counterexample:
             rows = [_tex_key(k) + " &= " + _tex_value(v)
@@ -112,7 +177,7 @@ class Certificate:
             verdict += r" The factor is $" + latex(self.factor) + "$."
         if self.witness is not None and self.holds is True:
             verdict += r" A witness is $" + latex(self.witness) + "$."
-        verdict += r" \emph{Soundness:} " + _tex_text(self.evidence()) + "."
+        verdict += r" \emph{Soundness:} " + tex_text(self.evidence()) + "."
         return body + verdict + "\n"
 
     def evidence(self) -> str:
@@ -135,8 +200,8 @@ class Certificate:
         math, e.g. ``$\checkmark\; \varphi^* \omega = \omega \quad \text{holds: a proof (exact arithmetic)}$``;
         :meth:`latex` has the derivation."""
         mark = {True: r"\checkmark", False: r"\times", None: r"\text{?}"}[self.holds]
-        return ("$" + mark + r"\; " + claim_latex(self.claim) + r" \quad \text{" + _tex_text(self.verdict())
-                + ": " + _tex_text(self.evidence()) + "}$")
+        return ("$" + mark + r"\; " + claim_latex(self.claim) + r" \quad \text{" + tex_text(self.verdict())
+                + ": " + tex_text(self.evidence()) + "}$")
 
     def _repr_html_(self) -> str:
         """Jupyter (HTML, typeset by MathJax): the verdict, the claim, how it was decided and what
@@ -373,11 +438,6 @@ def _english_ahead(tokens, k) -> bool:
     return False
 
 
-def _tex_text(s: str) -> str:
-    """Plain text made safe inside LaTeX (see :func:`geomcheck.latex.tex_text`)."""
-    return tex_text(s)
-
-
 def _tex_key(k) -> str:
     """A counterexample key: a coordinate name as a symbol, a jet description as text.
 
@@ -395,8 +455,8 @@ def _tex_key(k) -> str:
             top = r"\partial" + ("^{%s}" % order if order and order != "1" else "") + " " + sympy.latex(sympy.Symbol(name))
             bottom = r"\,".join(r"\partial " + sympy.latex(sympy.Symbol(v)) + ("^{%s}" % n if n else "")
                                  for v, n in slots)
-            return r"\frac{" + top + "}{" + bottom + r"}\left(" + _tex_text(args).replace(",", ",\\,") + r"\right)"
-    return r"\text{" + _tex_text(s) + "}"
+            return r"\frac{" + top + "}{" + bottom + r"}\left(" + tex_text(args).replace(",", ",\\,") + r"\right)"
+    return r"\text{" + tex_text(s) + "}"
 
 
 _NAME = r"[A-Za-z]+[0-9]*(_[A-Za-z0-9]+|_\{[A-Za-z0-9,]+\})?"
@@ -407,4 +467,4 @@ def _tex_value(v) -> str:
     try:
         return sympy.latex(sympy.nsimplify(v) if isinstance(v, str) else v)
     except (sympy.SympifyError, TypeError, ValueError):
-        return r"\text{" + _tex_text(str(v)) + "}"
+        return r"\text{" + tex_text(str(v)) + "}"

@@ -30,8 +30,8 @@ reversing the product maps the conditions of each weight to plus or minus themse
 How the conditions are decided
 ------------------------------
 The product is expanded weight by weight with exact arithmetic in the coefficient field of the
-``gamma``: rationals (``fractions.Fraction``), a number field :math:`\\mathbb{Q}(\\theta)` given
-by a minimal polynomial (radicals such as :math:`2^{1/3}`, :math:`2^{1/3} 2^{1/5} 2^{1/7}`,
+``gamma``: rationals (``fractions.Fraction``), a number field :math:`\\mathbb{Q}(\\theta)`
+(:mod:`geomcheck.certify.number_field`; radicals such as :math:`2^{1/3}`, :math:`2^{1/3} 2^{1/5} 2^{1/7}`,
 :math:`\\sqrt{2}`, ``cos``/``sin``/``tan`` of rational multiples of :math:`\\pi`, complex
 algebraic numbers), polynomials in free symbols, or mpmath numbers for inexact (float)
 coefficients.  Inexact coefficients are judged against the precision they carry (the
@@ -81,8 +81,9 @@ import sympy
 
 from ..caches import register
 from ..errors import CompositionCoefficientError, CompositionError, InvalidArgumentError, RefinementError
-from ..latex import Derivation
-from .certificate import Certificate, _tex_text
+from ..latex import Derivation, tex_text
+from .certificate import Certificate
+from .number_field import NotAlgebraic, NumberField, algebraic_generators
 from .precision import REFUTATION_FACTOR, Bounded, data_precision
 
 __all__ = [
@@ -115,7 +116,14 @@ def _letters(base_order: int, max_weight: int) -> tuple:
     return (1,) + tuple(range(base_order + 1, max_weight + 1, 2))
 
 
-@lru_cache(maxsize=None)
+#: entries of each word memo, one per (letters, weight): an analysis to weight n over one base
+#: order needs n of them (bounded, like every memo: see geomcheck.caches)
+_WORD_MEMO_SIZE = 256
+#: the bracketings of Lyndon words, one per word and per factor of one
+_BRACKET_MEMO_SIZE = 4096
+
+
+@lru_cache(maxsize=_WORD_MEMO_SIZE)
 def _words(letters: tuple, n: int) -> tuple:
     """All words of total weight ``n`` over ``letters`` (tuples of letter weights)."""
     if n == 0:
@@ -127,7 +135,7 @@ def _words(letters: tuple, n: int) -> tuple:
     return tuple(out)
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=_WORD_MEMO_SIZE)
 def _words_by_length(letters: tuple, n: int) -> tuple:
     groups: dict = {}
     for w in _words(letters, n):
@@ -141,7 +149,7 @@ def _is_lyndon(w: tuple) -> bool:
     return len(w) > 0 and all(w < w[i:] for i in range(1, len(w)))
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=_WORD_MEMO_SIZE)
 def _lyndon(letters: tuple, n: int) -> tuple:
     return tuple(sorted(w for w in _words(letters, n) if _is_lyndon(w)))
 
@@ -154,7 +162,7 @@ def _standard_factorization(w: tuple):
     raise AssertionError(f"{w} has no proper Lyndon suffix")  # pragma: no cover - single letters
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=_BRACKET_MEMO_SIZE)
 def _bracket(w: tuple) -> dict:
     """The standard bracketing ``P_w`` of a Lyndon word, expanded in words (integer coefficients)."""
     if len(w) == 1:
@@ -297,178 +305,42 @@ class _Rationals(_OperatorArithmetic):
         return "exact rational arithmetic"
 
 
-class _NumberField:
-    """Exact arithmetic in Q(theta) = Q[x] / (m), m the monic minimal polynomial of theta.
-
-    An element is a pair ``(den, {k: num})``: the coefficient of theta^k (k < deg m) is
-    ``num / den``.  Python integers with one shared denominator are several times faster
-    than ``Fraction`` per coefficient, and the dict is sparse: a product of sparse elements
-    stays cheap, which matters for long compositions whose coefficient ratios are monomials
-    in the radicals.  Since the powers of theta below deg m are a basis, an element is zero
-    exactly when its dict is empty.
-    """
+class _AlgebraicNumbers(_OperatorArithmetic):
+    """Exact algebraic coefficients: elements of one number field (they do their own arithmetic)."""
 
     kind = "algebraic"
     exact = True
 
-    def __init__(self, theta, minpoly):
-        # minpoly: Fractions m_0 .. m_d, low degree first, m_d = 1
-        self.theta = theta
-        self.minpoly = tuple(Fraction(c) for c in minpoly)
-        self.degree = d = len(minpoly) - 1
-        lower = {k: c for k, c in enumerate(self.minpoly[:-1]) if c}
-        # x^d - c binomials (pure radicals) reduce in one step: x^(d+k) = c x^k
-        self.binomial = -lower[0] if list(lower) == [0] else None
-        # otherwise x^(d+j), j = 0..d-2, over one common denominator H
-        high = []
-        cur = {k: -c for k, c in lower.items()}
-        for _ in range(max(d - 1, 0)):
-            high.append(cur)
-            nxt: dict = {}
-            for k, c in cur.items():
-                if k + 1 < d:
-                    nxt[k + 1] = nxt.get(k + 1, 0) + c
-                else:
-                    for j, mj in lower.items():
-                        nxt[j] = nxt.get(j, 0) - c * mj
-            cur = {k: c for k, c in nxt.items() if c}
-        H = math.lcm(1, *[c.denominator for row in high for c in row.values()])
-        self._H = H
-        self._high = [{j: int(c * H) for j, c in row.items()} for row in high]
-        self.zero, self.one = (1, {}), (1, {0: 1})
-        self._theta_mp: dict = {}
+    def __init__(self, field: NumberField):
+        self.field = field
+        self.zero, self.one = field.zero, field.one
 
     @staticmethod
-    def constant(q):
-        q = Fraction(q)
-        return (q.denominator, {0: q.numerator}) if q else (1, {})
+    def scale(a, q):
+        return a * q
 
     @staticmethod
-    def _normal(den, nums):
-        g = den
-        for v in nums.values():
-            g = math.gcd(g, v)
-            if g == 1:
-                return den, nums
-        if g > 1:
-            return den // g, {k: v // g for k, v in nums.items()}
-        return den, nums
-
-    @staticmethod
-    def add(a, b):
-        da, na = a
-        db, nb = b
-        if not na:
-            return b
-        if not nb:
-            return a
-        if da == db:
-            r = dict(na)
-            for k, v in nb.items():
-                s = r.get(k, 0) + v
-                if s:
-                    r[k] = s
-                else:
-                    del r[k]
-            return (da, r)
-        g = math.gcd(da, db)
-        fa, fb = db // g, da // g
-        r = {k: v * fa for k, v in na.items()}
-        for k, v in nb.items():
-            s = r.get(k, 0) + v * fb
-            if s:
-                r[k] = s
-            else:
-                del r[k]
-        return (da * fa, r)
-
-    def sub(self, a, b):
-        return self.add(a, (b[0], {k: -v for k, v in b[1].items()}))
-
-    def mul(self, a, b):
-        da, na = a
-        db, nb = b
-        if not na or not nb:
-            return (1, {})
-        r: dict = {}
-        for i, x in na.items():
-            for j, y in nb.items():
-                k = i + j
-                r[k] = r.get(k, 0) + x * y
-        return self._reduce(da * db, r)
-
-    def _reduce(self, den, r):
-        d = self.degree
-        if self.binomial is not None:
-            cn, cd = self.binomial.numerator, self.binomial.denominator
-            out: dict = {}
-            for k, v in r.items():
-                if k >= d:
-                    k, v = k - d, v * cn
-                elif cd != 1:
-                    v = v * cd
-                out[k] = out.get(k, 0) + v
-            return self._normal(den * cd, {k: v for k, v in out.items() if v})
-        H = self._H
-        out = {k: v * H for k, v in r.items() if k < d and v}
-        for k, v in r.items():
-            if k >= d and v:
-                for j, c in self._high[k - d].items():
-                    out[j] = out.get(j, 0) + v * c
-        return self._normal(den * H, {k: v for k, v in out.items() if v})
-
-    def scale(self, a, q):
-        if not q or not a[1]:
-            return (1, {})
-        p, s = q.numerator, q.denominator
-        return self._normal(a[0] * s, {k: v * p for k, v in a[1].items()})
-
-    def coefficients(self, a):
-        den, nums = a
-        return {k: Fraction(v, den) for k, v in nums.items()}
-
-    def inv(self, a):
-        if not a[1]:
-            raise ZeroDivisionError("inverse of 0 in a number field")
-        x = sympy.Dummy("x")
-        co = self.coefficients(a)
-        f = sympy.Poly([sympy.Rational(co.get(k, 0)) for k in range(max(co), -1, -1)], x, domain=sympy.QQ)
-        m = sympy.Poly([sympy.Rational(c) for c in reversed(self.minpoly)], x, domain=sympy.QQ)
-        out = self.zero
-        for (k,), c in f.invert(m).terms():
-            c = sympy.Rational(c)
-            if c:
-                out = self.add(out, (int(c.q), {k: int(c.p)}))
-        return out
+    def inv(a):
+        return a.inverse()
 
     @staticmethod
     def is_zero(a):
-        return not a[1]
+        return not a
 
     @staticmethod
     def size(a):
-        return len(a[1])
+        """Nonzero coordinates: the ratios of triple-jump coefficients are monomials, of size 1."""
+        return len(a.numerators)
 
     @staticmethod
     def key(a):
-        return (a[0], tuple(sorted(a[1].items())))
+        return a
 
     def to_sympy(self, a):
-        den, nums = a
-        return sympy.Add(*[sympy.Rational(v, den) * self.theta ** k for k, v in sorted(nums.items())])
-
-    def to_mp(self, a, ctx):
-        key = ctx.prec
-        t = self._theta_mp.get(key)
-        if t is None:
-            t = _to_ctx(ctx, sympy.N(self.theta, int(ctx.dps) + 10))
-            self._theta_mp[key] = t
-        den, nums = a
-        return ctx.fsum(ctx.mpf(v) * t ** k for k, v in nums.items()) / den if nums else ctx.zero
+        return self.field.to_sympy(a)
 
     def describe(self):
-        return (f"exact arithmetic in the number field Q(theta), theta = {sympy.sstr(self.theta)} "
-                f"of degree {self.degree}")
+        return self.field.describe()
 
 
 class _Polynomials(_OperatorArithmetic):
@@ -606,10 +478,6 @@ def _to_ctx(ctx, x):
 # Reading the coefficients
 
 
-class _NotAlgebraic(Exception):
-    pass
-
-
 def _as_number(g, i):
     """One coefficient as a sympy expression or an inexact mpmath/float value, validated."""
     where = f"composition coefficient gamma_{i + 1} = {g!r}"
@@ -672,115 +540,6 @@ def _input_bits(gs) -> int:
     return max(bits, 53)
 
 
-def _algebraic_atoms(e, out: set):
-    if e.is_Rational:
-        return
-    if e.is_Add or e.is_Mul:
-        for a in e.args:
-            _algebraic_atoms(a, out)
-        return
-    if e.is_Pow and e.exp.is_Integer:
-        _algebraic_atoms(e.base, out)
-        return
-    if isinstance(e, (sympy.cos, sympy.sin, sympy.tan)) and (e.args[0] / sympy.pi).is_Rational:
-        out.add(e)   # cos, sin, tan of rational multiples of pi are algebraic numbers
-        return
-    if e is sympy.I or (e.is_Pow and e.exp.is_Rational) or isinstance(e, (sympy.CRootOf, sympy.AlgebraicNumber)):
-        if e.is_Pow:
-            _algebraic_atoms(e.base, set())  # the base must be algebraic too
-        out.add(e)
-        return
-    raise _NotAlgebraic(e)
-
-
-def _is_pth_power(q: sympy.Rational, p: int) -> bool:
-    a, ea = sympy.integer_nthroot(abs(int(q.p)), p)
-    b, eb = sympy.integer_nthroot(int(q.q), p)
-    return ea and eb and (q > 0 or p % 2 == 1)
-
-
-def _number_field(exprs):
-    """A number field containing all ``exprs`` and their coordinates, or None."""
-    atoms: set = set()
-    for e in exprs:
-        _algebraic_atoms(e, atoms)
-    if not atoms:
-        return None
-    # one positive rational base b: theta = b^(1/N), minimal polynomial x^N - b when
-    # irreducible (Capelli: b is not a p-th power for a prime p | N; b > 0 rules out -4c^4)
-    bases = {a.base for a in atoms if a.is_Pow}
-    if len(bases) == 1 and all(a.is_Pow for a in atoms):
-        b = bases.pop()
-        if b.is_Rational and b > 0:
-            N = math.lcm(*[int(a.exp.q) for a in atoms])
-            if not any(_is_pth_power(b, int(p)) for p in sympy.primefactors(N)):
-                theta = b ** sympy.Rational(1, N)
-                K = _NumberField(theta, [-Fraction(int(b.p), int(b.q))] + [Fraction(0)] * (N - 1) + [Fraction(1)])
-                reps = {}
-                for a in atoms:
-                    E = int(a.exp.p) * (N // int(a.exp.q))
-                    k, r = divmod(E, N)
-                    reps[a] = K.constant(Fraction(int(b.p), int(b.q)) ** k)
-                    reps[a] = K.mul(reps[a], (1, {r: 1}))
-                return K, reps
-    from sympy.polys.numberfields.subfield import primitive_element
-
-    x = sympy.Dummy("x")
-    ordered = sorted(atoms, key=sympy.default_sort_key)
-    g, coeffs, reps_list = primitive_element(ordered, x, ex=True)
-    g = sympy.Poly(g, x)
-    lc = _fraction(g.LC())
-    mins = [_fraction(c) / lc for c in reversed(g.all_coeffs())]   # monic, lowest degree first
-    theta = sympy.Add(*[c * a for c, a in zip(coeffs, ordered)])
-    K = _NumberField(theta, mins)
-    reps = {}
-    for a, rep in zip(ordered, reps_list):
-        rep = list(rep)
-        n = len(rep)
-        el = K.zero
-        for k, c in enumerate(rep):
-            if c:
-                el = K.add(el, (int(c.denominator), {n - 1 - k: int(c.numerator)}))
-        reps[a] = el
-    return K, reps
-
-
-def _fraction(c) -> Fraction:
-    c = sympy.Rational(c)
-    return Fraction(int(c.p), int(c.q))
-
-
-def _to_field(K, reps, e, memo=None):
-    """The element of K equal to the sympy expression e (memoized per subexpression)."""
-    if memo is None:
-        memo = {}
-    hit = memo.get(e)
-    if hit is not None:
-        return hit
-    if e.is_Rational:
-        out = K.constant(Fraction(int(e.p), int(e.q)))
-    elif e in reps:
-        out = reps[e]
-    elif e.is_Add:
-        out = K.zero
-        for a in e.args:
-            out = K.add(out, _to_field(K, reps, a, memo))
-    elif e.is_Mul:
-        out = K.one
-        for a in e.args:
-            out = K.mul(out, _to_field(K, reps, a, memo))
-    elif e.is_Pow and e.exp.is_Integer:
-        base = _to_field(K, reps, e.base, memo)
-        n = int(e.exp)
-        if n < 0:
-            base, n = K.inv(base), -n
-        out = _power(K, base, n)
-    else:  # pragma: no cover - atoms were collected by _algebraic_atoms
-        raise _NotAlgebraic(e)
-    memo[e] = out
-    return out
-
-
 @dataclass
 class _Setup:
     dom: Any
@@ -822,14 +581,12 @@ def _setup(gammas, tol=None) -> _Setup:
     if all(g.is_Rational for g in gs):
         return _Setup(_Rationals(), [Fraction(int(g.p), int(g.q)) for g in gs], gs)
     try:
-        made = _number_field(gs)
-    except _NotAlgebraic:
-        made = None
-    if made is not None:
-        K, reps = made
-        memo: dict = {}   # repeated coefficients and factors (palindromes, recursive compositions) once
-        elems = [_to_field(K, reps, g, memo) for g in gs]
-        return _Setup(K, elems, gs)
+        # the field remembers what it converted: repeated coefficients and factors (palindromes,
+        # recursive compositions) are read once
+        K = NumberField.from_generators(algebraic_generators(gs))
+        return _Setup(_AlgebraicNumbers(K), [K.convert(g) for g in gs], gs)
+    except NotAlgebraic:
+        pass
     # constants that are not algebraic (pi, E ...): sympy expressions, decided by the zero test
     from sympy.polys.rings import ring
 
@@ -1251,12 +1008,12 @@ def _derivation(an: _Analysis, claim_order: int, title: str) -> Derivation:
     D = D.add(
         rf"By the BCH formula in the free Lie algebra on $A_1, A_{{{r + 1}}}, A_{{{r + 3}}}, \ldots$ (computed by "
         rf"expanding $\exp(Z_1)\cdots\exp(Z_m)$, $Z_i = \gamma_i h A_1 + (\gamma_i h)^{{{r + 1}}} A_{{{r + 1}}} + "
-        r"\cdots$, weight by weight with " + _tex_text(an.method) + r"), the logarithm in the Lyndon basis is",
+        r"\cdots$, weight by weight with " + tex_text(an.method) + r"), the logarithm in the Lyndon basis is",
         r"\log \Psi_h^* &= h \Big(\sum_i \gamma_i\Big) A_1 + \sum_{n \ge 2} h^n \sum_{|w| = n} c_w(\gamma)\, P_w ,")
     D = D.add(rf"so order ${claim_order}$ holds for every such base method iff $\sum_i \gamma_i = 1$ and "
               rf"$c_w(\gamma) = 0$ for every Lyndon word of weight $2 \le n \le {claim_order}$.")
     if s.dom.kind == "numeric":
-        D = D.add("The coefficients are inexact: " + _tex_text(s.precision.describe()) + ". A condition "
+        D = D.add("The coefficients are inexact: " + tex_text(s.precision.describe()) + ". A condition "
                   "counts as failed only when its value exceeds " + str(REFUTATION_FACTOR) + " times a rigorous "
                   "bound on how far coefficients within that precision can move it; otherwise it holds up to "
                   "that precision.")
@@ -1908,6 +1665,6 @@ def refine_composition(gammas, order: int, base_order: int = 2, *, dps: int = 60
     return tuple(sympy.Float(v, dps) for v in expand(u))
 
 
-for _memo in (_words, _words_by_length, _lyndon, _bracket):
+for _memo in (_words, _words_by_length, _lyndon, _bracket, _refined):
     register(f"geomcheck.certify.compositions.{_memo.__name__}", _memo.cache_clear,
              lambda m=_memo: m.cache_info().currsize)

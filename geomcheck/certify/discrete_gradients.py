@@ -60,7 +60,7 @@ from sympy.core.function import AppliedUndef, UndefinedFunction
 
 from ..calculus import diff
 from ..errors import DiscreteGradientError, ExpressionError
-from ..latex import Derivation
+from ..latex import Derivation, tex_text
 from ..maps import substitute
 from ..zero import Jet, canonical_jets, decide_all_zero, decide_zero
 from .certificate import Certificate
@@ -739,12 +739,6 @@ def _tex(e) -> str:
     return sympy.latex(e) if _small(e) else r"\text{(an expression of more than %d nodes)}" % _TYPESET_NODES
 
 
-def _tex_text(s: str) -> str:
-    from .certificate import _tex_text as esc
-
-    return esc(s)
-
-
 def certify_discrete_gradient(g: Sequence[sympy.Expr],
                               V: sympy.Expr | UndefinedFunction | sympy.Lambda | Callable[..., sympy.Expr],
                               u: Sequence[sympy.Symbol], v: Sequence[sympy.Symbol],
@@ -813,9 +807,9 @@ def certify_discrete_gradient(g: Sequence[sympy.Expr],
               r" \\ ".join(rf"g_{{{k + 1}}}(u, v) &= {_tex(gi)}" for k, gi in enumerate(comps)))
     D = D.add(r"(i) The discrete chain rule $V(u) - V(v) = g(u, v) \cdot (u - v)$: the residual is",
               r"V(u) - V(v) - g \cdot (u - v) &= " + _tex(first.residual if first.residual is not None else 0))
-    D = D.add("Decided " + _tex_text(first.method) + ".")
+    D = D.add("Decided " + tex_text(first.method) + ".")
     for k, res in enumerate(second):
-        D = D.add(rf"(ii) Consistency of $g_{{{k + 1}}}$: " + _tex_text(res.method) + ".")
+        D = D.add(rf"(ii) Consistency of $g_{{{k + 1}}}$: " + tex_text(res.method) + ".")
 
     verdicts = [first] + second
     if all(w.holds is True for w in verdicts):

@@ -43,14 +43,8 @@ from __future__ import annotations
 import sympy
 
 from ..errors import InvalidArgumentError
-from .tableaux import (
-    MAX_FIELD_DEGREE,
-    ButcherTableau,
-    PartitionedTableau,
-    _domain_for,
-    _NumericDomain,
-    gauss_jordan,
-)
+from .tableau_arithmetic import MAX_FIELD_DEGREE, NumericDomain, domain_for, gauss_jordan
+from .tableaux import ButcherTableau, PartitionedTableau
 
 __all__ = [
     "gauss_legendre",
@@ -221,7 +215,7 @@ def _family(kind, variant, title, s, exact, digits):
     if exact is not False:
         nodes, small = _exact_nodes(poly)
         if exact or small:
-            dom = _domain_for(nodes)
+            dom = domain_for(nodes)
             if dom.kind != "exact":
                 raise InvalidArgumentError(
                     f"{name}: exact entries would need a number field of degree above "
@@ -238,7 +232,7 @@ def _family(kind, variant, title, s, exact, digits):
                         name=name, provenance=prov, exact=True)
     work = digits + 20 + 2 * s
     nodes = _numeric_nodes(poly, work)
-    dom = _NumericDomain(int(work * 3.33) + 8)
+    dom = NumericDomain(int(work * 3.33) + 8)
     c = [dom.convert(x) for x in nodes]
     A, b = _coefficients(dom, c, variant)
 

@@ -38,7 +38,7 @@ import re
 import sympy
 from sympy.polys.polyerrors import PolynomialError
 
-from ..latex import LINE_CHARS, _top_level_breaks, differential, expression_size, math_width, summarize
+from ..latex import LINE_CHARS, differential, expression_size, math_width, summarize, top_level_breaks
 from ..zero import Jet, canonical_jets
 
 __all__ = ["ImplicitTypesetting", "Notation"]
@@ -66,7 +66,7 @@ def display_row(lhs: str, rhs: str, width: float = _ROW_WIDTH) -> str:
     head = math_width(lhs) + 3
     if head + math_width(rhs) <= width:
         return lhs + " &= " + rhs
-    cuts = _top_level_breaks(rhs)
+    cuts = top_level_breaks(rhs)
     pieces, start = [], 0
     for k in cuts:
         pieces.append(rhs[start:k])

@@ -60,7 +60,7 @@ from ..maps import ImplicitMap, Map, pullback, substitute
 from ..domain import Domain, describe_pairs
 from ..signs import decide_sign, domain_point
 from ..zero import Jet, Soundness, canonical_jets, decide_zero, from_jets
-from .certificate import Certificate
+from .certificate import Certificate, point_by_name
 
 __all__ = ["certify_symplectic", "certify_conformal_symplectic", "certify_contact", "certify_preserves",
            "certify_conserves"]
@@ -326,10 +326,6 @@ def _identification_step(D: Derivation, ident: _Identification) -> Derivation:
     return D.add(r"The target chart is identified with the source chart (%s):" % ident.how, ident.latex())
 
 
-def _point_by_name(point) -> dict:
-    return {str(k): v for k, v in point.items()} if point else point
-
-
 # --------------------------------------------------------------------------------- the verdict
 
 
@@ -377,7 +373,7 @@ def _certificate(claim, residual: Form, D: Derivation, conditions=(), factor=Non
         stage=stage,
         residual=residual,
         factor=factor if holds is True else None,
-        counterexample=_point_by_name(point) if holds is False else None,
+        counterexample=point_by_name(point) if holds is False else None,
         derivation=D,
         soundness=soundness,
     )

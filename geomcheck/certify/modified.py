@@ -38,7 +38,8 @@ from .order import taylor_coefficients
 __all__ = ["modified_vector_field", "modified_hamiltonian"]
 
 
-@lru_cache(maxsize=None)
+#: one entry per (order, number of parts): an expansion to order k needs k**2 / 2 of them
+@lru_cache(maxsize=1024)
 def _compositions(k: int, m: int) -> tuple:
     """Ordered tuples of m positive integers summing to k."""
     if m == 1:

@@ -87,11 +87,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Sequence
 
-import mpmath
 import sympy
 from sympy.core.function import AppliedUndef
 
-from ..caches import register
 from ..errors import (
     InconsistentNodesError,
     InvalidArgumentError,
@@ -100,10 +98,13 @@ from ..errors import (
     TableauFloatError,
     TableauShapeError,
 )
-from ..latex import Derivation, Step, expression_size
-from .certificate import Certificate, _tex_text
-from .precision import REFUTATION_FACTOR, Bounded, data_precision
+from ..latex import Derivation, Step, tex_text
+from .certificate import Certificate
+# MAX_FIELD_DEGREE and gauss_jordan stay importable from here, where they were defined first
+from .tableau_arithmetic import MAX_FIELD_DEGREE, InexactDomain, domain_for, gauss_jordan  # noqa: F401
+from .tableau_arithmetic import clear_caches as clear_fields
 from .trees import MAX_ORDER, ElementaryWeights, trees_of_order
+from .trees import clear_caches as clear_trees
 
 if TYPE_CHECKING:
     import numpy
@@ -129,765 +130,11 @@ __all__ = [
     "clear_caches",
 ]
 
-# =====================================================================================
-# Exact arithmetic in a number field Q(theta)
-
-
-class _NotAlgebraic(Exception):
-    """An entry is not (recognizably) an algebraic number."""
-
-
-#: a number field of larger degree (upper bound: product of the generators' degrees)
-#: is not built; the entries are then handled by sympy and geomcheck.zero instead.
-MAX_FIELD_DEGREE = 64
-
-
-class _NumberField:
-    """``Q(theta)``: ``theta`` an algebraic integer of degree ``degree``, ``g`` its monic
-    integral minimal polynomial (low coefficients first, without the leading 1).
-
-    Built from the algebraic atoms ("generators") of some sympy expressions; each
-    generator's image in ``Q(theta)`` comes from sympy's ``primitive_element`` and is
-    checked numerically once.  ``to_sympy`` writes elements back in a basis of
-    monomials of the generators (``1, sqrt(3)``; ``1, sqrt(30), u, sqrt(30) u, ...``),
-    so residuals print readably.
-    """
-
-    def __init__(self, gens: tuple):
-        self.gens = gens
-        self.images = {}
-        self._memo = {}
-        self._to_sympy_memo = {}
-        if not gens:
-            self.degree = 1
-            self.g = (0,)
-            self.name = "Q"
-            self.minpoly = None
-            self._basis = [sympy.S.One]
-            self._basis_inv = [[Fraction(1)]]
-            return
-        t = sympy.Dummy("t")
-        from sympy.polys.numberfields.subfield import primitive_element
-
-        f, coeffs, H = primitive_element(list(gens), t, ex=True, polys=True)
-        fc = [Fraction(int(x.numerator), int(x.denominator)) for x in f.all_coeffs()]  # high first
-        den = math.lcm(*(x.denominator for x in fc))
-        fi = [int(x * den) for x in fc]
-        cont = math.gcd(*fi)
-        fi = [x // cont for x in fi]
-        if fi[0] < 0:
-            fi = [-x for x in fi]
-        d = len(fi) - 1
-        m = _integral_scale(fi)
-        lead = fi[0]
-        # g(y) = m**d f(y/m) / lead is monic with integer coefficients; theta' = m theta
-        g_low = [fi[d - k] * m ** (d - k) // lead for k in range(d)]
-        assert all(fi[d - k] * m ** (d - k) % lead == 0 for k in range(d))
-        self.degree = d
-        self.g = tuple(g_low)
-        self.m = m
-        self.theta = sympy.Mul(m, sympy.Add(*[sympy.Integer(int(c)) * gen for c, gen in zip(coeffs, gens)]))
-        self.minpoly = sympy.Poly([1] + [g_low[k] for k in range(d - 1, -1, -1)], t)
-        self.name = "Q(" + ", ".join(sympy.sstr(x) for x in gens) + ")"
-        for gen, h in zip(gens, H):
-            h = [Fraction(int(x.numerator), int(x.denominator)) for x in h]
-            h = [Fraction(0)] * (d - len(h)) + h        # pad: high first, length d
-            low = [h[d - 1 - k] / Fraction(m) ** k for k in range(d)]   # theta = theta'/m
-            self.images[gen] = self._from_fractions(low)
-        self._check_images()
-        self._make_basis()
-
-    # ------------------------------------------------------------------ elements
-    def _from_fractions(self, low):
-        den = math.lcm(*(x.denominator for x in low))
-        return _norm(self, tuple(int(x * den) for x in low), den)
-
-    def const(self, p, q=1):
-        n = (p,) + (0,) * (self.degree - 1)
-        return _norm(self, n, q)
-
-    @functools.cached_property
-    def one(self):
-        return self.const(1)
-
-    @functools.cached_property
-    def zero(self):
-        return self.const(0)
-
-    def _theta_power(self, k):
-        cache = self.__dict__.setdefault("_tp", {})
-        if k not in cache:
-            if k < self.degree:
-                n = [0] * self.degree
-                n[k] = 1
-                cache[k] = _Alg(self, tuple(n), 1)
-            else:
-                cache[k] = self._theta_power(k - 1) * self._theta_power(1)
-        return cache[k]
-
-    def inverse(self, a):
-        if not any(a.n):
-            raise ZeroDivisionError("division by zero in a number field")
-        d = self.degree
-        if d == 1:
-            return _norm(self, (a.d,), a.n[0])
-        # solve (a * x) = 1: columns of the multiplication matrix are a * theta**k
-        cols = [(a * self._theta_power(k)) for k in range(d)]
-        M = [[Fraction(cols[k].n[i], cols[k].d) for k in range(d)] + [Fraction(int(i == 0))]
-             for i in range(d)]
-        sol = _solve_fractions(M, d)
-        return self._from_fractions(sol)
-
-    # ------------------------------------------------------------------ sympy <-> field
-    def convert(self, e):
-        r = self._memo.get(e)
-        if r is not None:
-            return r
-        if e.is_Rational:
-            r = self.const(int(e.p), int(e.q))
-        elif e in self.images:
-            r = self.images[e]
-        elif e.is_Add:
-            r = self.zero
-            for a in e.args:
-                r = r + self.convert(a)
-        elif e.is_Mul:
-            r = self.one
-            for a in e.args:
-                r = r * self.convert(a)
-        elif e.is_Pow and e.exp.is_Integer:
-            r = self.convert(e.base) ** int(e.exp)
-        elif e.is_Pow and e.exp.is_Rational:
-            gen = sympy.Pow(e.base, sympy.Rational(1, e.exp.q))
-            if gen not in self.images:
-                raise _NotAlgebraic(e)
-            r = self.images[gen] ** int(e.exp.p)
-        else:
-            raise _NotAlgebraic(e)
-        self._memo[e] = r
-        return r
-
-    def to_sympy(self, a):
-        key = (a.n, a.d)
-        r = self._to_sympy_memo.get(key)
-        if r is None:
-            if self.degree == 1:
-                r = sympy.Rational(a.n[0], a.d)
-            else:
-                terms = []
-                for row, mono in zip(self._basis_inv, self._basis):
-                    coef = sum((row[k] * a.n[k] for k in range(self.degree) if a.n[k]), Fraction(0))
-                    if coef:
-                        coef /= a.d
-                        terms.append(sympy.Rational(coef.numerator, coef.denominator) * mono)
-                r = sympy.Add(*terms)
-            self._to_sympy_memo[key] = r
-        return r
-
-    def _check_images(self):
-        """Each generator's image, evaluated at theta in 60 digits, is the generator."""
-        ctx = mpmath.MPContext()
-        ctx.dps = 60
-
-        def num(e):
-            re, im = sympy.N(e, 70).as_real_imag()
-            return ctx.mpc(ctx.mpf(str(re)), ctx.mpf(str(im)))
-
-        theta = num(self.theta)
-        for gen, img in self.images.items():
-            terms = [ctx.mpf(x) / img.d * theta ** k for k, x in enumerate(img.n) if x]
-            val = ctx.fsum(terms)
-            scale = ctx.fsum(abs(t) for t in terms)
-            ref = num(gen)
-            if abs(val - ref) > ctx.mpf(10) ** -40 * (1 + scale + abs(ref)):  # pragma: no cover
-                raise AssertionError(f"number field construction failed for {gen}")  # a sympy bug
-
-    def _make_basis(self):
-        """A basis of monomials in the generators (increasing total degree), for printing."""
-        d = self.degree
-        rows: list = []           # echelon rows (pivot, vector of Fractions)
-        basis, vecs = [], []
-        gens = self.gens
-        for total in range(0, d * len(gens) + 1):
-            for exps in _compositions(total, len(gens)):
-                if any(e >= d for e in exps):
-                    continue
-                el = self.one
-                for gen, e in zip(gens, exps):
-                    if e:
-                        el = el * self.images[gen] ** e
-                v = [Fraction(x, el.d) for x in el.n]
-                if _echelon_add(rows, v):
-                    basis.append(sympy.Mul(*[gen ** e for gen, e in zip(gens, exps) if e]))
-                    vecs.append(v)
-                    if len(basis) == d:
-                        break
-            if len(basis) == d:
-                break
-        # basis_inv: coordinates in the monomial basis = B^{-1} (coordinates in theta')
-        aug = [[vecs[k][i] for k in range(d)] + [Fraction(int(i == j)) for j in range(d)]
-               for i in range(d)]
-        inv = _invert_fractions(aug, d)
-        self._basis = basis
-        self._basis_inv = inv
-
-    def describe(self):
-        if self.degree == 1:
-            return "exact rational arithmetic"
-        return (f"exact arithmetic in the number field {self.name} of degree {self.degree} "
-                f"(elements are vectors of rationals; zero iff all coordinates are 0)")
-
-
-def _compositions(total, parts):
-    if parts == 1:
-        yield (total,)
-        return
-    for first in range(total, -1, -1):
-        for rest in _compositions(total - first, parts - 1):
-            yield (first,) + rest
-
-
-def _integral_scale(fi):
-    """Smallest m with m**(d-k) f_k / f_d integral for all k (f integer, high first)."""
-    d = len(fi) - 1
-    lead = abs(fi[0])
-    if lead == 1:
-        return 1
-    m = 1
-    for p, e in sympy.factorint(lead).items():
-        need = 0
-        for k in range(d):           # coefficient of x**k is fi[d - k]
-            c = fi[d - k]
-            if c == 0:
-                continue
-            v = 0
-            while c % p == 0:
-                c //= p
-                v += 1
-            if v < e:
-                need = max(need, -(-(e - v) // (d - k)))
-        m *= p ** need
-    return m
-
-
-def _echelon_add(rows, v):
-    v = list(v)
-    for piv, r in rows:
-        if v[piv]:
-            f = v[piv]
-            v = [a - f * b for a, b in zip(v, r)]
-    for i, x in enumerate(v):
-        if x:
-            rows.append((i, [y / x for y in v]))
-            return True
-    return False
-
-
-def gauss_jordan(aug, n, numeric=False):
-    """Reduce an augmented n x (n + k) matrix in place so its left block is the identity.
-
-    Entries are Fractions, number-field elements or mpmath numbers (anything with + - * /);
-    the left block must be nonsingular.  ``numeric`` picks the largest pivot (partial
-    pivoting) instead of the first nonzero one.
-    """
-    for col in range(n):
-        if numeric:
-            piv = max(range(col, n), key=lambda r: abs(aug[r][col]))
-        else:
-            piv = next(r for r in range(col, n) if aug[r][col])
-        aug[col], aug[piv] = aug[piv], aug[col]
-        pv = aug[col][col]
-        aug[col] = [x / pv for x in aug[col]]
-        for r in range(n):
-            if r != col and aug[r][col]:
-                f = aug[r][col]
-                aug[r] = [x - f * y for x, y in zip(aug[r], aug[col])]
-    return aug
-
-
-def _solve_fractions(M, n):
-    """Solve an augmented n x (n+1) system of Fractions (nonsingular) in place."""
-    return [row[n] for row in gauss_jordan(M, n)]
-
-
-def _invert_fractions(aug, n):
-    return [row[n:] for row in gauss_jordan(aug, n)]
-
-
-def _norm(K, n, d):
-    g = math.gcd(d, *n)
-    if d < 0:
-        g = -g
-    if g != 1:
-        n = tuple(x // g for x in n)
-        d //= g
-    return _Alg(K, n, d)
-
-
-class _Alg:
-    """An element ``(sum_k n[k] theta**k) / d`` of a :class:`_NumberField` (normalized:
-    ``d > 0``, ``gcd(d, *n) == 1``), with exact ``+ - * / **`` (also with ints)."""
-
-    __slots__ = ("K", "n", "d")
-
-    def __init__(self, K, n, d):
-        self.K = K
-        self.n = n
-        self.d = d
-
-    def _lift(self, other):
-        if isinstance(other, _Alg):
-            return other
-        if isinstance(other, int):
-            return self.K.const(other)
-        if isinstance(other, Fraction):
-            return self.K.const(other.numerator, other.denominator)
-        return None
-
-    def __add__(self, other):
-        if isinstance(other, int):
-            return _Alg(self.K, (self.n[0] + other * self.d,) + self.n[1:], self.d)
-        o = self._lift(other)
-        if o is None:
-            return NotImplemented
-        if self.d == o.d:
-            return _norm(self.K, tuple(x + y for x, y in zip(self.n, o.n)), self.d)
-        return _norm(self.K, tuple(x * o.d + y * self.d for x, y in zip(self.n, o.n)), self.d * o.d)
-
-    __radd__ = __add__
-
-    def __neg__(self):
-        return _Alg(self.K, tuple(-x for x in self.n), self.d)
-
-    def __sub__(self, other):
-        o = self._lift(other)
-        if o is None:
-            return NotImplemented
-        return self + (-o)
-
-    def __rsub__(self, other):
-        return (-self) + other
-
-    def __mul__(self, other):
-        if isinstance(other, int):
-            return _norm(self.K, tuple(x * other for x in self.n), self.d)
-        o = self._lift(other)
-        if o is None:
-            return NotImplemented
-        K = self.K
-        D = K.degree
-        an, bn = self.n, o.n
-        if D == 1:
-            return _norm(K, (an[0] * bn[0],), self.d * o.d)
-        prod = [0] * (2 * D - 1)
-        for i, x in enumerate(an):
-            if x:
-                for j, y in enumerate(bn):
-                    if y:
-                        prod[i + j] += x * y
-        g = K.g
-        for k in range(2 * D - 2, D - 1, -1):
-            c = prod[k]
-            if c:
-                base = k - D
-                for j in range(D):
-                    if g[j]:
-                        prod[base + j] -= c * g[j]
-        return _norm(K, tuple(prod[:D]), self.d * o.d)
-
-    __rmul__ = __mul__
-
-    def __truediv__(self, other):
-        if isinstance(other, int):
-            if other == 0:
-                raise ZeroDivisionError("division by zero")
-            return _norm(self.K, self.n, self.d * other)
-        o = self._lift(other)
-        if o is None:
-            return NotImplemented
-        return self * self.K.inverse(o)
-
-    def __rtruediv__(self, other):
-        return self._lift(other) * self.K.inverse(self)
-
-    def __pow__(self, k):
-        if not isinstance(k, int):
-            return NotImplemented
-        if k < 0:
-            return self.K.inverse(self) ** (-k)
-        result, base = self.K.one, self
-        while k:
-            if k & 1:
-                result = result * base
-            k >>= 1
-            if k:
-                base = base * base
-        return result
-
-    def __bool__(self):
-        return any(self.n)
-
-    def __eq__(self, other):
-        o = self._lift(other)
-        if o is None:
-            return NotImplemented
-        return self.n == o.n and self.d == o.d
-
-    def __hash__(self):
-        return hash((self.n, self.d))
-
-    def __repr__(self):
-        return f"_Alg({self.K.to_sympy(self)})"
-
-
-# =====================================================================================
-# The three arithmetics a tableau's entries can live in
-
-
-class _ExactDomain:
-    kind = "exact"
-
-    def __init__(self, K: _NumberField):
-        self.K = K
-        self.one = K.one
-        self.zero = K.zero
-
-    def convert(self, e):
-        return self.K.convert(e)
-
-    def const(self, p, q=1):
-        return self.K.const(p, q)
-
-    def to_sympy(self, x):
-        return self.K.to_sympy(x)
-
-    def is_zero(self, x):
-        return not x
-
-    def short(self, x):
-        return sympy.sstr(self.to_sympy(x))
-
-    def describe(self):
-        return self.K.describe()
-
-    def tex(self, x):
-        return sympy.latex(self.to_sympy(x))
-
-    def decide(self, items, label=str):
-        """``items``: list of (key, residual); the first nonzero one decides False."""
-        for key, r in items:
-            if r:
-                return False, "exact", (f"{self.describe()}: the residual of {label(key)} is the nonzero "
-                                        f"number {sympy.sstr(self.to_sympy(r))}"), key
-        return True, "exact", f"{self.describe()}: all {len(items)} residuals are exactly 0", None
-
-
-class _NumericDomain:
-    kind = "numeric"
-
-    def __init__(self, prec: int):
-        self.prec = prec
-        self.ctx = mpmath.MPContext()
-        self.ctx.prec = prec + 64
-        self.one = self.ctx.mpf(1)
-        self.zero = self.ctx.mpf(0)
-        self.tol = self.ctx.ldexp(self.one, -(prec - 24))
-
-    def convert(self, e):
-        if isinstance(e, sympy.Float):
-            return self.ctx.make_mpf(e._mpf_)
-        if e.is_Rational:
-            return self.ctx.mpf(int(e.p)) / int(e.q)
-        v = sympy.N(e, int((self.prec + 64) * 0.30103) + 5)
-        re, im = v.as_real_imag()
-        if im == 0:
-            return self.ctx.make_mpf(sympy.Float(re)._mpf_)
-        return self.ctx.mpc(self.ctx.make_mpf(sympy.Float(re)._mpf_), self.ctx.make_mpf(sympy.Float(im)._mpf_))
-
-    def const(self, p, q=1):
-        return self.ctx.mpf(p) / q
-
-    def to_sympy(self, x):
-        if isinstance(x, mpmath.mpc):
-            return sympy.Float._new(x.real._mpf_, self.prec) + sympy.I * sympy.Float._new(x.imag._mpf_, self.prec)
-        return sympy.Float._new(x._mpf_, self.prec)
-
-    def is_zero(self, x):
-        return abs(x) <= self.tol
-
-    def short(self, x):
-        return self.ctx.nstr(x, 5)
-
-    def describe(self):
-        digits = int(self.prec * 0.30103)
-        return (f"numeric: the entries are floating-point numbers of {self.prec} bits (~{digits} digits), "
-                f"taken at their exact binary values and computed with {self.prec + 64} bits; "
-                f"'zero' means abs(residual) <= 2**-{self.prec - 24} (evidence, not a proof)")
-
-    def tex(self, x):
-        return _float_tex(x)
-
-    def decide(self, items, label=str):
-        worst = self.zero
-        for key, r in items:
-            if not self.is_zero(r):
-                return False, "numeric", (f"{self.describe()}: the residual of {label(key)} is "
-                                          f"{self.ctx.nstr(r, 5)}, above the tolerance"), key
-            worst = max(worst, abs(r))
-        return True, "numeric", (f"{self.describe()}: all {len(items)} residuals are below the tolerance "
-                                 f"(largest {self.ctx.nstr(worst, 3)})"), None
-
-
-class _InexactDomain:
-    """Floating-point entries judged against their own precision (item 10 of the soundness issue).
-
-    Elements are :class:`~geomcheck.certify.precision.Bounded` numbers: a value and a
-    rigorous bound on how far entries within their precision can move it.  The precision
-    comes from the data (the shortest decimals that reproduce the entries), not from the
-    container, so a 60-digit Float made from a 15-digit published value counts as 15 digits.
-    A residual is nonzero only when it exceeds twice its bound.
-    """
-
-    kind = "numeric"
-
-    def __init__(self, entries):
-        self.precision = data_precision(entries)
-        self.prec = max([53] + [f._prec for e in entries for f in e.atoms(sympy.Float)])
-        self.ctx = mpmath.MPContext()
-        self.ctx.prec = self.prec + 64
-        self.one = Bounded.exact(self.ctx, 1)
-        self.zero = Bounded.exact(self.ctx, 0)
-        # keyed by type too: a Float must never be read as an equal exact number, or vice versa
-        self._values = {(type(e), e): v for e, v in zip(entries, self.precision.bounded(self.ctx))}
-
-    def convert(self, e):
-        got = self._values.get((type(e), e))
-        if got is None:
-            if e.has(sympy.Float):  # pragma: no cover - every entry is in the data
-                raise AssertionError(f"inexact value {e} is not one of the tableau's entries")
-            got = Bounded.exact(self.ctx, _exact_number(self.ctx, e))
-        return got
-
-    def const(self, p, q=1):
-        return Bounded.exact(self.ctx, Fraction(p, q))
-
-    def to_sympy(self, x):
-        return sympy.Float._new(self.ctx.mpf(x.v)._mpf_, self.prec)
-
-    @staticmethod
-    def is_zero(x):
-        return not x.refuted()
-
-    def short(self, x):
-        return self.ctx.nstr(x.v, 5)
-
-    def describe(self):
-        return (f"numeric: inexact entries judged against their own precision ({self.precision.describe()}); "
-                f"each residual is computed with {self.prec + 64}-bit mpmath arithmetic together with a "
-                f"rigorous bound on how far entries within that precision can move it, and counts as nonzero "
-                f"only above {REFUTATION_FACTOR} times that bound (evidence about the given numbers up to "
-                f"their {self.precision.label} precision, not a proof for exact coefficients)")
-
-    def tex(self, x):
-        return _float_tex(x.v)
-
-    def decide(self, items, label=str):
-        closest = None
-        for key, r in items:
-            if r.refuted():
-                return False, "numeric", (f"{self.describe()}: the residual of {label(key)} is "
-                                          f"{self.ctx.nstr(r.v, 5)}, above {REFUTATION_FACTOR} times its bound "
-                                          f"{self.ctx.nstr(r.bound(), 3)}"), key
-            if closest is None or abs(r.v) * closest.bound() > abs(closest.v) * r.bound():
-                closest = r
-        tail = "" if closest is None else (f" (closest: {self.ctx.nstr(abs(closest.v), 3)} against a bound "
-                                           f"of {self.ctx.nstr(closest.bound(), 3)})")
-        return True, "numeric", (f"{self.describe()}: all {len(items)} residuals vanish up to that precision"
-                                 + tail), None
-
-
-def _exact_number(ctx, e):
-    """An exact sympy number at the working precision of ``ctx`` (real, validated entries)."""
-    if e.is_Rational:
-        return Fraction(int(e.p), int(e.q))
-    v = sympy.N(e, int(ctx.dps) + 10)
-    return ctx.make_mpf(sympy.Float(v, int(ctx.dps) + 10)._mpf_)
-
-
-class _SymbolicDomain:
-    kind = "symbolic"
-    one = sympy.S.One
-    zero = sympy.S.Zero
-
-    def convert(self, e):
-        return e
-
-    def const(self, p, q=1):
-        return sympy.Rational(p, q)
-
-    def to_sympy(self, x):
-        return x
-
-    def is_zero(self, x):
-        from ..zero import decide_zero
-
-        return decide_zero(x).is_zero
-
-    def short(self, x):
-        return sympy.sstr(x)
-
-    def describe(self):
-        return "sympy arithmetic (entries that are not recognizably algebraic) decided by geomcheck.zero"
-
-    def tex(self, x):
-        return sympy.latex(x)
-
-    def decide(self, items, label=str):
-        from ..zero import decide_all_zero
-
-        if not items:
-            return True, "structural", "no conditions", None
-        d = decide_all_zero({i: r for i, (_k, r) in enumerate(items)})
-        key = items[d.index][0] if d.index is not None else None
-        where = f" (at {label(key)})" if key is not None else ""
-        return d.is_zero, d.stage, f"{self.describe()}: {d.method}{where}", key
-
-
-def _float_tex(x):
-    s = mpmath.nstr(x, 3, min_fixed=0, max_fixed=0)
-    if "e" in s:
-        mant, ex = s.split("e")
-        return mant + r" \cdot 10^{" + str(int(ex)) + "}"
-    return s
-
-
-_FIELDS: dict = {}
-
 
 def clear_caches() -> None:
     """Forget the memoized number fields and generated trees (for cold benchmarks)."""
-    from .trees import clear_caches as clear_trees
-
-    _FIELDS.clear()
+    clear_fields()
     clear_trees()
-
-
-register("geomcheck.certify.tableaux", clear_caches, lambda: len(_FIELDS))
-
-
-#: trigonometric functions whose values at rational multiples of pi are algebraic numbers that
-#: sympy's minimal_polynomial (hence primitive_element) handles
-_TRIG = (sympy.cos, sympy.sin, sympy.tan)
-
-
-def _trig_multiple(e):
-    """``r`` when ``e`` is cos, sin or tan of ``r pi`` with ``r`` rational, else None."""
-    if isinstance(e, _TRIG) and len(e.args) == 1:
-        r = e.args[0] / sympy.pi
-        if r.is_Rational:
-            return r
-    return None
-
-
-def _trig_degree_bound(e):
-    """An upper bound for the degree of cos/sin/tan(r pi) over the rationals.
-
-    ``cos(2 pi k / n)`` with ``gcd(k, n) = 1`` has degree ``phi(n)/2`` (``n >= 3``); sin is
-    cos at ``1/2 - r``; tan lies in ``Q(zeta_n, i)``, of degree at most ``phi(lcm(n, 4))``.
-    """
-    r = _trig_multiple(e)
-    if isinstance(e, sympy.sin):
-        r = sympy.Rational(1, 2) - r
-    n = int((r / 2).q)                      # cos(r pi) = cos(2 pi (r/2)): the order of the root of unity
-    if isinstance(e, sympy.tan):
-        return int(sympy.totient(math.lcm(int((r / 2).q), 4)))
-    return max(1, int(sympy.totient(n)) // 2) if n >= 3 else 1
-
-
-def _gen_degree_bound(g):
-    """An upper bound for the degree of one generator over the rationals."""
-    if g is sympy.S.ImaginaryUnit:
-        return 2
-    if isinstance(g, sympy.CRootOf):
-        return g.poly.degree()
-    if isinstance(g, sympy.Pow):
-        return _radical_degree_bound(g)
-    if _trig_multiple(g) is not None:
-        return _trig_degree_bound(g)
-    return 8
-
-
-def _gens_of(e, out: set):
-    """Collect the algebraic generators of a numeric sympy expression (or raise)."""
-    if e.is_Rational:
-        return
-    if e is sympy.S.ImaginaryUnit or isinstance(e, (sympy.CRootOf, sympy.AlgebraicNumber)):
-        out.add(e)
-        return
-    if _trig_multiple(e) is not None:
-        # cos(pi/18) in the 3-stage SDIRK of order 4: algebraic, a generator like a radical
-        out.add(e)
-        return
-    if e.is_Add or e.is_Mul:
-        for a in e.args:
-            _gens_of(a, out)
-        return
-    if e.is_Pow and e.exp.is_Integer:
-        _gens_of(e.base, out)
-        return
-    if e.is_Pow and e.exp.is_Rational and e.base.is_number:
-        _gens_of(e.base, out)  # inner radicals: generators too (a readable printing basis)
-        out.add(sympy.Pow(e.base, sympy.Rational(1, e.exp.q)))
-        return
-    raise _NotAlgebraic(e)
-
-
-def _gen_key(g):
-    return (expression_size(g, 200), sympy.default_sort_key(g))
-
-
-def _domain_for(entries):
-    """The arithmetic for a list of validated sympy entries (see the module docstring)."""
-    if any(e.has(sympy.Float) for e in entries):
-        return _InexactDomain(entries)
-    gens: set = set()
-    try:
-        for e in entries:
-            _gens_of(e, gens)
-    except _NotAlgebraic:
-        return _SymbolicDomain()
-    key = tuple(sorted(gens, key=_gen_key))
-    K = _FIELDS.get(key)
-    if K is None:
-        bound = 1
-        for g in key:
-            bound *= _gen_degree_bound(g)
-        if bound > MAX_FIELD_DEGREE:
-            return _SymbolicDomain()
-        K = _NumberField(key)
-        if len(_FIELDS) > 64:
-            _FIELDS.clear()
-        _FIELDS[key] = K
-    dom = _ExactDomain(K)
-    try:
-        for e in entries:
-            dom.convert(e)
-    except _NotAlgebraic:  # pragma: no cover - every atom was collected above
-        return _SymbolicDomain()
-    return dom
-
-
-def _radical_degree_bound(g):
-    """An upper bound for the degree of ``base**(1/q)`` over the rationals."""
-    q = int(g.exp.q)
-    if g.base.is_Rational:
-        return q
-    inner: set = set()
-    _gens_of(g.base, inner)
-    b = q
-    for x in inner:
-        b *= _gen_degree_bound(x)
-    return b
 
 
 # =====================================================================================
@@ -1091,7 +338,7 @@ class ButcherTableau:
         if c is not None:
             c_given = tuple(_entry(x, f"c[{i}]", owner, exact) for i, x in enumerate(_vector(c, "c", s, owner)))
         entries = [x for row in A_ for x in row] + list(b_) + list(c_given or ())
-        dom = _domain_for(entries)
+        dom = domain_for(entries)
         ar = _in_domain(dom, A_, b_, c_given)
         if c_given is None:
             if dom.kind == "exact":
@@ -1257,7 +504,7 @@ class PartitionedTableau:
                 f"{owner}: the q part has {q.s} stages and the p part {p.s}; a partitioned pair "
                 f"needs the same number of stages in both")
         entries = [x for T in (q, p) for row in T.A for x in row] + list(q.b) + list(p.b) + list(q.c) + list(p.c)
-        dom = _domain_for(entries)
+        dom = domain_for(entries)
         d = self.__dict__
         d["q"], d["p"], d["s"] = q, p, q.s
         d["name"], d["provenance"] = str(name), str(provenance)
@@ -1380,15 +627,15 @@ _NAMES_PRK = (("A", "b", "c"), (r"\hat A", r"\hat b", r"\hat c"))
 def _intro(T, title):
     """The derivation's first steps: the tableau and the arithmetic."""
     dom = (T._arith[0] if isinstance(T, PartitionedTableau) else T._arith).dom
-    d = Derivation(_tex_text(title))
+    d = Derivation(tex_text(title))
     if isinstance(T, PartitionedTableau):
         d = d.add(r"The partitioned pair: the first tableau $(A, b, c)$ integrates $q$, the second "
                   r"$(\hat A, \hat b, \hat c)$ integrates $p$.", _pair_tex(T))
     else:
         d = d.add("The tableau:", _array_tex(T.A, T.b, T.c) if T.s <= 8 else r"\text{(" + str(T.s) + r" stages)}")
     if T.provenance:
-        d = d.add("Provenance: " + _tex_text(T.provenance) + ".")
-    return d.add("Arithmetic: " + _tex_text(dom.describe()) + "."), dom
+        d = d.add("Provenance: " + tex_text(T.provenance) + ".")
+    return d.add("Arithmetic: " + tex_text(dom.describe()) + "."), dom
 
 
 def _pair_tex(T):
@@ -1664,7 +911,7 @@ def _arith_of(dom, A, b):
 def _on_reduced(T, red, inner, title):
     """A certificate about ``T`` from one about its reduced method ``red.tableau``."""
     d, _ = _intro(T, title)
-    d = d.add("Reduction: " + _tex_text(red.describe()) + ". The reduced method defines the same step map, "
+    d = d.add("Reduction: " + tex_text(red.describe()) + ". The reduced method defines the same step map, "
               "so the claim is decided on it (stage indices below refer to it):",
               _array_tex(red.tableau.A, red.tableau.b, red.tableau.c) if isinstance(red.tableau, ButcherTableau)
               else _pair_tex(red.tableau))
@@ -1679,7 +926,7 @@ def _irreducible_note(red, cert):
     """Say, on a certificate about an unreduced tableau, that it is irreducible (or could not be reduced)."""
     d = cert.derivation
     steps = list(d.steps)
-    steps.insert(min(2, len(steps)), Step("Reduction: " + _tex_text(red.describe()) + "."))
+    steps.insert(min(2, len(steps)), Step("Reduction: " + tex_text(red.describe()) + "."))
     d = Derivation(d.title, tuple(steps), d.conclusion)
     if cert.holds is False and not red.decided:
         return dataclasses.replace(
@@ -1815,7 +1062,7 @@ def _order_core(T, max_order):
                        f"{key.ascii()} (order {n}) has the nonzero residual {dom.short(dict(items)[key])}",
                 stage=_weakest(stages), residual=residuals[key], derivation=d, order=p, failing_tree=key,
                 residuals=residuals)
-        d = d.concluding(f"The conditions of order {n} could not be decided ({_tex_text(method)}).")
+        d = d.concluding(f"The conditions of order {n} could not be decided ({tex_text(method)}).")
         return OrderCertificate(
             claim=f"the order of {T.label} is {p}", holds=None,
             method=f"conditions up to order {p} hold; order {n} undecided: {method}", stage="unknown",
@@ -1860,12 +1107,12 @@ class _Label:
         return repr(self.text)
 
     def _latex(self, printer=None):
-        return r"\text{" + _tex_text(self.text) + "}"
+        return r"\text{" + tex_text(self.text) + "}"
 
 
 def _up_to(dom, claim):
     """The claim, qualified for inexact entries (their decisions hold up to the data's precision)."""
-    if isinstance(dom, _InexactDomain) and dom.precision.relative:
+    if isinstance(dom, InexactDomain) and dom.precision.relative:
         return f"{claim}, up to the {dom.precision.label} precision of the entries"
     return claim
 
@@ -2011,7 +1258,7 @@ def stage_order(T) -> OrderCertificate:
             return OrderCertificate(claim=f"the stage order of {T.label} is {q}", holds=None, method=method,
                                     stage="unknown", derivation=d, order=q)
         r = dict(items)[key]
-        d = d.concluding(f"At $k = {k}$ the residual {_tex_text(key)} is ${dom.tex(r)} \\neq 0$: the stage "
+        d = d.concluding(f"At $k = {k}$ the residual {tex_text(key)} is ${dom.tex(r)} \\neq 0$: the stage "
                          f"order is {q}.")
         return OrderCertificate(claim=f"the stage order of {T.label} is {q}", holds=True, method=method,
                                 stage=_weakest(stages), residual=dom.to_sympy(r), derivation=d, order=q)
@@ -2109,7 +1356,7 @@ def _is_symplectic_core(T, separable):
 
     return _decide_items(dom, items, claim, d, residual, "Every entry vanishes: the method is symplectic.",
                          lambda k, r: (f"$M_{{{k[0] + 1},{k[1] + 1}}} = {dom.tex(r)} \\neq 0$" if isinstance(k, tuple)
-                                       else f"{_tex_text(k)} is ${dom.tex(r)} \\neq 0$")
+                                       else f"{tex_text(k)} is ${dom.tex(r)} \\neq 0$")
                          + ": the symplecticity condition fails.", label)
 
 
@@ -2139,7 +1386,7 @@ def _is_symplectic_separable(T):
         d, _ = _intro(T, f"Symplecticity of {T.label} for separable Hamiltonians")
         d = d.add("On $H = T(p) + U(q)$ the stages $Q_i$ use only the $P_j$ (through $A$) and the $P_i$ only "
                   "the $Q_j$ (through $\\hat A$), so Q stages and P stages are reduced separately: "
-                  + _tex_text(how) + ". With $\\alpha$ ($\\beta$) the reduced $A$ ($\\hat A$) and $B$ ($\\hat B$) "
+                  + tex_text(how) + ". With $\\alpha$ ($\\beta$) the reduced $A$ ($\\hat A$) and $B$ ($\\hat B$) "
                   "the summed weights of the P (Q) classes, the method is symplectic if (Abia, Sanz-Serna 1993)",
                   r"B_J \beta_{JI} + \hat B_I \alpha_{IJ} - B_J \hat B_I = 0 \quad \text{for all P classes } J "
                   r"\text{ and Q classes } I")

@@ -28,6 +28,8 @@ import math
 from collections import Counter
 from typing import Callable, Iterable, Sequence
 
+from ..caches import register
+
 __all__ = [
     "RootedTree",
     "trees_of_order",
@@ -310,6 +312,10 @@ def _tree_by_index(colours, order, index):
 def clear_caches() -> None:
     """Forget the generated trees (for cold-start benchmarks); regenerated on demand."""
     _FAMILIES.clear()
+
+
+# two families at most (rooted trees, P-trees), each bounded by MAX_ORDER
+register("geomcheck.certify.trees", clear_caches, lambda: len(_FAMILIES))
 
 
 class ElementaryWeights:

@@ -438,13 +438,8 @@ def require_contact_form(eta: Form, who: str = "this operation") -> Form:
 def _decided(claim, residuals: dict, D: Derivation, factor=None, witness=None, relations=()) -> Certificate:
     """A certificate from a dict of scalar residuals that must all vanish."""
     decision = decide_all_zero(residuals, relations=relations)
-    return Certificate(
-        claim=claim, holds=decision.is_zero, method=decision.method, stage=decision.stage,
-        residual=residuals, factor=factor,
-        counterexample=decision.point if decision.is_zero is False else None,
-        derivation=D, witness=witness if decision.is_zero is True else None,
-        soundness=getattr(decision, "soundness", None),
-    )
+    return Certificate.from_decision(claim, decision, residual=residuals, factor=factor, derivation=D,
+                                     witness=witness)
 
 
 def certify_reeb_field(eta: Form, R: VectorField | None = None) -> Certificate:

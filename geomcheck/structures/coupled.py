@@ -85,7 +85,7 @@ from ..errors import (
 )
 from ..fields import VectorField
 from ..forms import Form, d, interior, lie
-from ..latex import Derivation
+from ..latex import Derivation, tex_text
 from ..maps import pullback, submanifold_parametrization
 from ..zero import decide_all_zero
 from .symplectic import certify_symplectic_vector_field, counterexample_of as _counterexample, show
@@ -471,11 +471,8 @@ def _equality_certificate(claim, residual: Form, D: Derivation, method_prefix=""
         method = _user_jets(method, functions)
         point = {_user_jets(k, functions) if isinstance(k, str) else k: v for k, v in point.items()} \
             if point else point
-    return Certificate(
-        claim=claim, holds=decision.is_zero, method=method, stage=decision.stage,
-        residual=residual, counterexample=point, derivation=D,
-        soundness=getattr(decision, "soundness", None),
-    )
+    return Certificate.from_decision(claim, decision, method=method, residual=residual, counterexample=point,
+                                     derivation=D)
 
 
 @dataclass(frozen=True)
@@ -594,23 +591,17 @@ def coupled_lie_derivative(system: CoupledSystem) -> CoupledLieDerivative:
         functions=functions)
     verdict = {True: "agrees", False: "disagrees", None: "is undecided"}
     D = D.add(r"Cartan's formula and the component formula: the difference vanishes ("
-              + _text(cartan_check.method) + ").")
+              + tex_text(cartan_check.method) + ").")
     D = D.concluding(
         r"The paper prints $\mathcal{L}_X\omega = " + printed_sym + r"$; the computation "
-        + verdict[printed_check.holds] + r" with it (" + _text(printed_check.method) + r"). "
+        + verdict[printed_check.holds] + r" with it (" + tex_text(printed_check.method) + r"). "
         r"The sign comes from the paper's $i_X\omega = \dot p\,\mathrm{d}q - \dot q\,\mathrm{d}p$, "
         r"the negative of $i_X(\mathrm{d}q\wedge\mathrm{d}p)$."
         if printed_check.holds is False else
         r"The paper's printed form $" + printed_sym + r"$ " + verdict[printed_check.holds]
-        + r" here (" + _text(printed_check.method) + ").")
+        + r" here (" + tex_text(printed_check.method) + ").")
     return CoupledLieDerivative(system, i_w, cartan, direct, closed, printed,
                                 cartan_check, closed_check, printed_check, D)
-
-
-def _text(s: str) -> str:
-    from ..certify.certificate import _tex_text
-
-    return _tex_text(s)
 
 
 # --------------------------------------------------------------------------- Theorem 7
@@ -709,10 +700,8 @@ def certify_invariant_submanifold(X: VectorField | CoupledSystem, equations: Seq
     point = dict(decision.point or {}) if decision.is_zero is False else None
     if point is not None and decision.index is not None:
         point["equation"] = eqs[decision.index]
-    return Certificate(
-        claim="X(g) == 0 on {g == 0}", holds=decision.is_zero, method=decision.method, stage=decision.stage,
-        residual=values, counterexample=point, derivation=D, soundness=getattr(decision, "soundness", None),
-    )
+    return Certificate.from_decision("X(g) == 0 on {g == 0}", decision, residual=values, counterexample=point,
+                                     derivation=D)
 
 
 def certify_symplectic_on_submanifold(system: CoupledSystem | tuple[VectorField, Form], equations: Sequence[sympy.Expr],
@@ -762,11 +751,8 @@ def certify_symplectic_on_submanifold(system: CoupledSystem | tuple[VectorField,
     how = "pulled back through the parametrization" if method == "pullback" else "restricted by the defining equations"
     D = D.add(r"With $\iota: S \to M$ its inclusion (" + how + r"), the residual, which must vanish, is",
               r"\iota^*\mathcal{L}_X\omega &= " + show(restricted))
-    return Certificate(
-        claim="iota^* L_X omega == 0", holds=decision.is_zero, method=decision.method, stage=decision.stage,
-        residual=restricted, counterexample=_counterexample(restricted, decision), derivation=D,
-        soundness=getattr(decision, "soundness", None),
-    )
+    return Certificate.from_decision("iota^* L_X omega == 0", decision, residual=restricted,
+                                     counterexample=_counterexample(restricted, decision), derivation=D)
 
 
 # --------------------------------------------------------------------------- Section 6: beam + masses
@@ -976,7 +962,7 @@ def _energy_certificate(model: BeamTwoMass, param) -> Certificate:
         method = "dH/dt = (v_nb/(rho A) - p1/m1) f (" + formula.method + "); on the submanifold: " + method
     j = model.n_b
     D = Derivation(r"The total energy is conserved on the submanifold")
-    D = D.add(r"Along $X$ (" + _text(formula.method) + ")",
+    D = D.add(r"Along $X$ (" + tex_text(formula.method) + ")",
               r"\dot H &= X(H_{el} + H_{sp}) = \left(\frac{v_{%d}}{\rho A} - \frac{p_1}{m_1}\right) f" % j)
     D = D.add(r"which on the submanifold is", r"\dot H|_S &= " + show(on_s))
     return Certificate("X(H) == 0 on the submanifold", holds, method, decision.stage, residual=on_s,
@@ -1015,14 +1001,14 @@ def beam_symplecticity(n_x: int = 51, n_b: int = 10, *, method: Literal["pullbac
     D = D.add(r"The symplectic form is $\omega = \Delta x\sum_i \mathrm{d}u_i\wedge\mathrm{d}v_i"
               r" + \mathrm{d}q_1\wedge\mathrm{d}p_1 + \mathrm{d}q_2\wedge\mathrm{d}p_2$ and the interaction is",
               r"f &= " + show(model.force))
-    D = D.add(r"On the full phase space (" + _text(full.method) + r"):",
+    D = D.add(r"On the full phase space (" + tex_text(full.method) + r"):",
               r"\mathcal{L}_X\omega &= (\mathrm{d}u_{%d} - \mathrm{d}q_1)\wedge\mathrm{d}f = " % j
               + show(full.residual))
-    D = D.add(r"Lemma 6 for this system: " + _text(lemma.closed_form_check.method) + ".")
+    D = D.add(r"Lemma 6 for this system: " + tex_text(lemma.closed_form_check.method) + ".")
     D = D.add(r"The submanifold $\frac{v_{%d}}{\rho A} - \frac{p_1}{m_1} = 0$, $u_{%d} - q_1 = C$ is invariant ("
-              % (j, j) + _text(invariance.method) + r") and on it",
+              % (j, j) + tex_text(invariance.method) + r") and on it",
               r"\iota^*\mathcal{L}_X\omega &= " + show(on_sub.residual))
-    D = D.add(r"The energy $H_{el} + H_{sp}$ is conserved on the submanifold (" + _text(energy.method) + ").")
+    D = D.add(r"The energy $H_{el} + H_{sp}$ is conserved on the submanifold (" + tex_text(energy.method) + ").")
     # (the run time is the result's ``seconds``, not part of the derivation: a derivation is the
     # same text on every run)
     return BeamSymplecticity(model, full, lemma, invariance, on_sub, energy, seconds, D)

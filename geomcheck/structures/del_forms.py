@@ -168,11 +168,8 @@ def _show_map(phi) -> str:
 def _identity(claim, residual: Form, D: Derivation, where: str) -> Certificate:
     decision = residual.zero_decision()
     D = D.add(r"The residual, which must vanish " + where + ", is", r"R &= " + _show(residual))
-    return Certificate(
-        claim=claim, holds=decision.is_zero, method=f"{decision.method} ({where})", stage=decision.stage,
-        residual=residual, counterexample=decision.point if decision.is_zero is False else None, derivation=D,
-        soundness=getattr(decision, "soundness", None),
-    )
+    return Certificate.from_decision(claim, decision, method=f"{decision.method} ({where})", residual=residual,
+                                     derivation=D)
 
 
 # =========================================================================== discrete Lagrangians

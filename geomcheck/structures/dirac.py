@@ -74,7 +74,7 @@ from ..errors import (
 from ..fields import VectorField, bracket
 from ..forms import Form, d, interior, lie
 from ..latex import Derivation, latex
-from ..qstructures import _rows, _skew_matrix
+from ..qstructures import matrix_rows, skew_matrix
 from ..zero import decide_all_zero, decide_zero
 from ..latex import summarize, tex_text
 
@@ -497,14 +497,11 @@ class AlmostDiracStructure:
 def _certificate(claim, decision, residual, D, good, bad) -> Certificate:
     if decision.is_zero is True:
         D = D.concluding(f"All components vanish: {good}.")
-        return Certificate(claim, True, decision.method, stage=decision.stage, residual=residual, derivation=D,
-        soundness=getattr(decision, "soundness", None))
-    if decision.is_zero is False:
+    elif decision.is_zero is False:
         D = D.concluding(r"The component $" + tex_text(str(decision.index)) + r"$ is not zero: " + bad + ".")
-        return Certificate(claim, False, decision.method, stage="counterexample", residual=residual,
-                           counterexample=decision.point, derivation=D)
-    D = D.concluding("Undecided: " + tex_text(decision.method) + ".")
-    return Certificate(claim, None, decision.method, stage="unknown", residual=residual, derivation=D)
+    else:
+        D = D.concluding("Undecided: " + tex_text(decision.method) + ".")
+    return Certificate.from_decision(claim, decision, residual=residual, derivation=D)
 
 
 # --------------------------------------------------------------------------- constructors
@@ -590,7 +587,7 @@ def graph_of_bivector(P: sympy.MatrixBase | numpy.ndarray | Sequence[Sequence[An
     False
     """
     M = _ordinary_chart(M, "graph_of_bivector")
-    rows = _skew_matrix(P, M, "the bivector P")
+    rows = skew_matrix(P, M, "the bivector P")
     n = M.dim
     fields = tuple(VectorField(M, rows[i]) for i in range(n))
     forms = tuple(M.d(x) for x in M.coords)
@@ -632,7 +629,7 @@ def graph_of_two_form(omega: Form | sympy.MatrixBase | numpy.ndarray | Sequence[
         forms = tuple(interior(E, omega) for E in basis)
         matrix = sympy.ImmutableMatrix(n, n, lambda i, j: forms[i].coefficient(M.coords[j]))
     else:
-        rows = _skew_matrix(omega, M, "the two-form matrix omega")
+        rows = skew_matrix(omega, M, "the two-form matrix omega")
         matrix = sympy.ImmutableMatrix(rows)
         forms = tuple(Form(M, {(j,): rows[i][j] for j in range(n) if rows[i][j] != 0}) for i in range(n))
     return AlmostDiracStructure(M, tuple(basis), forms, "two-form", matrix)
@@ -676,7 +673,7 @@ def graph_with_ports(D: sympy.MatrixBase | numpy.ndarray | Sequence[Sequence[Any
     E = Chart(list(M.coords) + names) if names else M
     k = E.dim
     coords = ", ".join(c.name for c in E.coords)
-    rows = _rows(D, "the matrix D", SectionShapeError, (k, k), f"one row per flow ({coords})",
+    rows = matrix_rows(D, "the matrix D", SectionShapeError, (k, k), f"one row per flow ({coords})",
                  f"one column per effort ({coords})")
     rows = [[E.check_expression(v, f"entry [{i}][{j}] of D") for j, v in enumerate(r)] for i, r in enumerate(rows)]
     fields = tuple(VectorField(E, [rows[j][i] for j in range(k)]) for i in range(k))

@@ -124,12 +124,7 @@ def _symbols(v, what) -> tuple:
 
 def _decided(claim, residuals, D, factor=None, relations=()) -> Certificate:
     decision = decide_all_zero(residuals, relations=relations)
-    return Certificate(
-        claim=claim, holds=decision.is_zero, method=decision.method, stage=decision.stage,
-        residual=residuals, factor=factor,
-        counterexample=decision.point if decision.is_zero is False else None, derivation=D,
-        soundness=getattr(decision, "soundness", None),
-    )
+    return Certificate.from_decision(claim, decision, residual=residuals, factor=factor, derivation=D)
 
 
 # --------------------------------------------------------------------------- continuous
@@ -676,12 +671,9 @@ class DiscreteHerglotz:
         D = D.add(r"and $\mathrm{d}F = 0$ on the surface $F = 0$ where the step lives. For this Lagrangian",
                   r"L_j &= " + _show(L) + r" \\ \frac{1 + h D_3 L_j}{1 - h D_4 L_j} &= " + _show(factor))
         D = D.add("The residual, which must vanish identically, is", r"R &= " + (latex(residual) if residual.terms else "0"))
-        return Certificate(
-            claim="(1 - h D4 L)(dz' - p' dx') - (1 + h D3 L)(dz - p dx) == d(z' - z - h L)",
-            holds=decision.is_zero, method=decision.method, stage=decision.stage, residual=residual,
-            factor=factor, counterexample=decision.point if decision.is_zero is False else None, derivation=D,
-            soundness=getattr(decision, "soundness", None),
-        )
+        return Certificate.from_decision(
+            "(1 - h D4 L)(dz' - p' dx') - (1 + h D3 L)(dz - p dx) == d(z' - z - h L)", decision,
+            residual=residual, factor=factor, derivation=D)
 
 
 def discrete_herglotz(Ld: Callable[..., sympy.Expr], n: int = 1, h: sympy.Symbol | None = None,

@@ -191,11 +191,8 @@ def _identity_certificate(claim, residual: Form, D: Derivation, what: str) -> Ce
     decision = residual.zero_decision()
     D = D.add(r"The residual, which must vanish identically on the function space, is",
               r"R &= " + _show(residual))
-    return Certificate(
-        claim=claim, holds=decision.is_zero, method=decision.method + f" ({what})", stage=decision.stage,
-        residual=residual, counterexample=decision.point if decision.is_zero is False else None, derivation=D,
-        soundness=getattr(decision, "soundness", None),
-    )
+    return Certificate.from_decision(claim, decision, method=decision.method + f" ({what})", residual=residual,
+                                     derivation=D)
 
 
 def _require(F, cls, who):

@@ -100,10 +100,11 @@ from ..errors import (
     SubsystemShapeError,
 )
 from ..fields import VectorField
-from ..latex import Derivation, latex
+from ..latex import Derivation, latex, tex_text
 from ..maps import substitute
 from ..zero import decide_all_zero, decide_zero
-from ..latex import summarize
+from .exact_vectors import dot, exact_entry, matvec
+from .typeset import typeset, typeset_sum
 
 __all__ = [
     "NaturalSystem",
@@ -128,61 +129,6 @@ __all__ = [
     "certify_gradient_operator",
 ]
 
-#: expressions with more nodes than this are summarized, not typeset
-_TYPESET_NODES = 400
-
-
-def _show(e) -> str:
-    return summarize(e, _TYPESET_NODES)
-
-
-def _small(e, limit=_TYPESET_NODES) -> bool:
-    for k, _ in enumerate(sympy.preorder_traversal(e)):
-        if k > limit:
-            return False
-    return True
-
-
-def _rows(e, width=90, expand=False) -> str:
-    """LaTeX of a sum for an align* body, broken into rows of about ``width`` characters (long
-    sums do not break by themselves); ``expand`` simplifies small expressions first (so a
-    vanishing one shows as 0)."""
-    e = sympy.sympify(e)
-    if expand and _small(e):
-        e = sympy.expand(e)
-        if e != 0 and any(p.exp.is_negative for p in e.atoms(sympy.Pow)) and sympy.cancel(e) == 0:
-            e = sympy.S.Zero
-    shown = _show(e)
-    if not isinstance(e, sympy.Add) or shown.startswith(r"\text"):
-        return shown
-    out, row = [], 0
-    for k, t in enumerate(e.as_ordered_terms()):
-        neg = t.could_extract_minus_sign()
-        body = latex(-t if neg else t)
-        if k and row + len(body) > width:
-            out.append(r" \\ &\quad")
-            row = 0
-        sep = ("- " if neg else "") if k == 0 else (" - " if neg else " + ")
-        out.append(sep + body)
-        row += len(body)
-    return "".join(out)
-
-
-def _exact(x, what):
-    """A sympy number or expression; floats become the rational they print as (0.2 -> 1/5)."""
-    if isinstance(x, bool):
-        raise ExpressionError(f"{what} = {x!r} is a boolean; a number or sympy expression was expected")
-    if isinstance(x, float):
-        return sympy.Rational(repr(x))
-    try:
-        e = sympy.sympify(x, strict=True)
-    except (sympy.SympifyError, TypeError):
-        raise ExpressionError(f"{what} = {x!r} is not a number or sympy expression") from None
-    if not isinstance(e, sympy.Expr):
-        raise ExpressionError(f"{what} = {x!r} is not a scalar expression")
-    return e
-
-
 def _square(value, n, what, name, allow_none=False):
     """An n x n ImmutableMatrix from a scalar (times I), a length-n diagonal, or a matrix."""
     if value is None:
@@ -199,21 +145,8 @@ def _square(value, n, what, name, allow_none=False):
         if len(value) != n:
             raise SubsystemShapeError(
                 f"system {name}: {len(value)} diagonal entries given for the {what}; {n} were expected")
-        return sympy.ImmutableMatrix(sympy.diag(*[_exact(x, what) for x in value]))
-    return sympy.ImmutableMatrix(_exact(value, what) * sympy.eye(n))
-
-
-def _dot(a, b):
-    return sympy.Add(*[x * y for x, y in zip(a, b) if x != 0 and y != 0])
-
-
-def _matvec(A, w):
-    """A w for an ImmutableMatrix A, over its nonzero entries only (sparse difference matrices)."""
-    rows = [[] for _ in range(A.shape[0])]
-    for (i, j), a in A.todok().items():
-        if w[j] != 0:
-            rows[i].append(a * w[j])
-    return tuple(sympy.Add(*r) for r in rows)
+        return sympy.ImmutableMatrix(sympy.diag(*[exact_entry(x, what) for x in value]))
+    return sympy.ImmutableMatrix(exact_entry(value, what) * sympy.eye(n))
 
 
 # --------------------------------------------------------------------------- one natural system
@@ -265,11 +198,11 @@ class NaturalSystem:
         """G w (zero without damping)."""
         if self.damping is None:
             return (sympy.S.Zero,) * self.n
-        return _matvec(self.damping, w)
+        return matvec(self.damping, w)
 
     def kinetic(self, w: Sequence[sympy.Expr | float]) -> sympy.Expr:
         """1/2 w.M w."""
-        return _dot(w, _matvec(self.mass, w)) / 2
+        return dot(w, matvec(self.mass, w)) / 2
 
     def energy(self, u: Sequence[sympy.Expr | float] | None = None,
                v: Sequence[sympy.Expr | float] | None = None) -> sympy.Expr:
@@ -282,7 +215,7 @@ class NaturalSystem:
         w = self.v if w is None else tuple(w)
         if self.damping is None:
             return sympy.S.Zero
-        return self.weight * _dot(w, _matvec(self.damping, w))
+        return self.weight * dot(w, matvec(self.damping, w))
 
     def acceleration(self, force: Sequence[sympy.Expr | float]) -> tuple[sympy.Expr, ...]:
         """``M^{-1}(-grad V - G v + force)``."""
@@ -302,7 +235,7 @@ class NaturalSystem:
             raise ContactPointError(
                 f"system {self.name} is an ODE (no spatial grid); give the contact as a coordinate index"
                 f" 0..{self.n - 1} instead of the point {x0!r}")
-        x0 = _exact(x0, "contact point")
+        x0 = exact_entry(x0, "contact point")
         if not x0.is_number:
             raise ContactPointError(f"the contact point {x0} must be a number inside (0, {self.length})")
         if not (0 < x0 < self.length):
@@ -317,7 +250,7 @@ class NaturalSystem:
         return k - 1
 
     def _latex(self, printer=None):
-        V = _show(self.potential)
+        V = typeset(self.potential)
         return (rf"{latex(self.mass[0, 0]) if self.scalar_mass is not None else 'M'}\,\ddot u_{{{self.name}}}"
                 rf" = -\nabla V_{{{self.name}}} - G_{{{self.name}}}\dot u_{{{self.name}}},\quad"
                 rf" V_{{{self.name}}} = {V}")
@@ -386,7 +319,7 @@ def natural_system(n: int, potential: sympy.Expr | Callable[[tuple[sympy.Symbol,
         V = potential(u)
     else:
         V = potential
-    V = _exact(V, f"the potential of system {name}")
+    V = exact_entry(V, f"the potential of system {name}")
     stray = {s for s in V.free_symbols if s.name.startswith(("u_{", "v_{")) and s not in u}
     if stray or V.has(*v):
         raise ExpressionError(
@@ -400,9 +333,9 @@ def natural_system(n: int, potential: sympy.Expr | Callable[[tuple[sympy.Symbol,
     G = _square(damping, n, "damping", name, allow_none=True)
     if G is not None and G.is_zero_matrix:
         G = None
-    return NaturalSystem(name, u, v, V, M, G, _exact(weight, "weight"),
-                         None if spacing is None else _exact(spacing, "spacing"),
-                         None if length is None else _exact(length, "length"))
+    return NaturalSystem(name, u, v, V, M, G, exact_entry(weight, "weight"),
+                         None if spacing is None else exact_entry(spacing, "spacing"),
+                         None if length is None else exact_entry(length, "length"))
 
 
 # --------------------------------------------------------------------------- contact vectors
@@ -439,10 +372,10 @@ def gaussian_delta(system: NaturalSystem, x0: sympy.Expr | float, sigma: sympy.E
     Exact (sympy exponentials); the constant ``1/sqrt(2 pi sigma^2)`` cancels in the normalization.
     """
     system.node(x0)   # validates the point
-    sigma = _exact(sigma, "sigma")
+    sigma = exact_entry(sigma, "sigma")
     if sigma.is_number and not sigma > 0:
         raise ContactPointError(f"the width sigma = {sigma} of the Gaussian delta must be positive")
-    x0 = _exact(x0, "contact point")
+    x0 = exact_entry(x0, "contact point")
     raw = [sympy.exp(-((k + 1) * system.spacing - x0) ** 2 / (2 * sigma**2)) for k in range(system.n)]
     total = sympy.Add(*raw) * system.spacing
     return tuple(r / total for r in raw)
@@ -452,7 +385,7 @@ def _contact(system, eps, which):
     if isinstance(eps, (int, sympy.Integer)) and not isinstance(eps, bool):
         return unit_vector(system, eps)
     if isinstance(eps, (list, tuple, sympy.MatrixBase)):
-        eps = tuple(_exact(e, f"eps{which}") for e in (list(eps)))
+        eps = tuple(exact_entry(e, f"eps{which}") for e in (list(eps)))
         if len(eps) != system.n:
             raise SubsystemShapeError(
                 f"eps{which} has {len(eps)} entries but system {system.name} has {system.n} coordinates")
@@ -492,7 +425,7 @@ class InteractionForce:
         return self.derivation.latex()
 
     def _latex(self, printer=None):
-        return "f = " + _show(self.expr)
+        return "f = " + typeset(self.expr)
 
 
 @dataclass(frozen=True)
@@ -596,7 +529,7 @@ def couple(first: NaturalSystem, second: NaturalSystem, eps1: int | Sequence[sym
             f"the two systems are both named {first.name!r}: their coordinates coincide; give them distinct names")
     e1, e2 = _contact(first, eps1, 1), _contact(second, eps2, 2)
     f = sympy.Dummy("f")
-    c = first.weight * _dot(e1, first.v) - second.weight * _dot(e2, second.v)
+    c = first.weight * dot(e1, first.v) - second.weight * dot(e2, second.v)
     X = _field(first, second, e1, e2, f)
     cdot = X(c)                                  # differentiate the constraint along the motion
     a = sympy.cancel(diff(cdot, f))             # cdot = a f + b is linear in f
@@ -628,27 +561,42 @@ def _force_derivation(A, B, e1, e2, c, cdot, a, b, force, f):
     D = D.add(
         r"The energy is conserved (up to dissipation) when the velocities at the contact point agree "
         r"(eq. (24)):",
-        rf"c &= \mu_1 \varepsilon_1\cdot \dot u_1 - \mu_2\varepsilon_2\cdot\dot u_2 = {_show(c)} = 0.")
+        rf"c &= \mu_1 \varepsilon_1\cdot \dot u_1 - \mu_2\varepsilon_2\cdot\dot u_2 = {typeset(c)} = 0.")
     D = D.add(
         r"We impose $\dot c = 0$ (eq. (25)): differentiating $c$ and substituting the equations of motion gives",
-        r"\dot c &= " + _rows(cdot.xreplace({f: fs})) + " = 0,")
+        r"\dot c &= " + typeset_sum(cdot.xreplace({f: fs})) + " = 0,")
     D = D.add(
         r"a linear equation $a f + b = 0$ with",
         r"a &= \mu_1\varepsilon_1\cdot M_1^{-1}\varepsilon_1 + \mu_2\varepsilon_2\cdot M_2^{-1}\varepsilon_2 = "
-        + _show(a) + r", \\ b &= " + _rows(b, expand=True) + ".")
+        + typeset(a) + r", \\ b &= " + typeset_sum(b, expand=True) + ".")
     D = D.add(
         r"Hence (eqs. (34), (77))",
         r"f &= \Bigl(\mu_1\varepsilon_1\cdot M_1^{-1}\varepsilon_1 + \mu_2\varepsilon_2\cdot M_2^{-1}\varepsilon_2"
         r"\Bigr)^{-1}\Bigl(\mu_1\varepsilon_1\cdot M_1^{-1}(\nabla V_1 + G_1\dot u_1) - "
-        r"\mu_2\varepsilon_2\cdot M_2^{-1}(\nabla V_2 + G_2\dot u_2)\Bigr) \\ &= \Bigl(" + _show(a) + r"\Bigr)^{-1}"
-        r"\Bigl(" + _rows(-b, expand=True) + r"\Bigr).")
+        r"\mu_2\varepsilon_2\cdot M_2^{-1}(\nabla V_2 + G_2\dot u_2)\Bigr) \\ &= \Bigl(" + typeset(a) + r"\Bigr)^{-1}"
+        r"\Bigl(" + typeset_sum(-b, expand=True) + r"\Bigr).")
     return D
 
 
 # --------------------------------------------------------------------------- printed formulas
 
 
-def _single_node(eps, which):
+def single_contact_node(eps: Sequence[sympy.Expr], which: int) -> int:
+    """The node of a contact vector concentrated at one node (a unit vector or a point delta).
+
+    The paper's printed forces read the contact vector at one node; ``which`` (1 or 2) names
+    the subsystem in the error.
+
+    Raises
+    ------
+    InteractionError
+        ``eps`` has more (or fewer) than one nonzero entry.
+
+    Examples
+    --------
+    >>> single_contact_node((0, 0, 1), 2)
+    2
+    """
     nz = [i for i, x in enumerate(eps) if x != 0]
     if len(nz) != 1:
         raise InteractionError(
@@ -657,7 +605,14 @@ def _single_node(eps, which):
     return nz[0]
 
 
-def _scalar(system, what):
+def required_scalar_mass(system: NaturalSystem, what: str) -> sympy.Expr:
+    """The ``m`` of a system with mass matrix ``M = m I``, which the printed formula ``what`` assumes.
+
+    Raises
+    ------
+    SubsystemShapeError
+        The system has a mass matrix that is not a multiple of the identity.
+    """
     m = system.scalar_mass
     if m is None:
         raise SubsystemShapeError(
@@ -694,14 +649,14 @@ def printed_force(system: CoupledNaturalSystem, equation: str) -> sympy.Expr:
         An unknown equation label.
     """
     A, B = system.first, system.second
-    m1, m2 = _scalar(A, equation), _scalar(B, equation)
+    m1, m2 = required_scalar_mass(A, equation), required_scalar_mass(B, equation)
     if equation == "theorem 5":
         e1, e2 = system.eps1, system.eps2
-        a = A.weight * _dot(e1, e1) / m1 + B.weight * _dot(e2, e2) / m2
-        l1 = _dot(e1, [g + d for g, d in zip(A.gradient, A.damping_force(A.v))])
-        l2 = _dot(e2, [g + d for g, d in zip(B.gradient, B.damping_force(B.v))])
+        a = A.weight * dot(e1, e1) / m1 + B.weight * dot(e2, e2) / m2
+        l1 = dot(e1, [g + d for g, d in zip(A.gradient, A.damping_force(A.v))])
+        l2 = dot(e2, [g + d for g, d in zip(B.gradient, B.damping_force(B.v))])
         return (A.weight / m1 * l1 - B.weight / m2 * l2) / a
-    i, j = _single_node(system.eps1, 1), _single_node(system.eps2, 2)
+    i, j = single_contact_node(system.eps1, 1), single_contact_node(system.eps2, 2)
     if equation in ("34", "theorem 2", "theorem 3"):
         return m2 / (m1 + m2) * _load(A, i) - m1 / (m1 + m2) * _load(B, j)
     if equation == "27":
@@ -710,7 +665,7 @@ def printed_force(system: CoupledNaturalSystem, equation: str) -> sympy.Expr:
                 f"eq. (27) applies G1 to du2/dt, which needs subsystems of equal size; they have {A.n} and {B.n}")
         if A.damping is None:
             return m2 / (m1 + m2) * _load(A, i) - m1 / (m1 + m2) * B.gradient[j]
-        return m2 / (m1 + m2) * _load(A, i) - m1 / (m1 + m2) * (B.gradient[j] + _matvec(A.damping, B.v)[j])
+        return m2 / (m1 + m2) * _load(A, i) - m1 / (m1 + m2) * (B.gradient[j] + matvec(A.damping, B.v)[j])
     raise ExpressionError(
         f"unknown equation {equation!r}; expected '34', '27', 'theorem 2', 'theorem 3' or 'theorem 5'")
 
@@ -722,18 +677,16 @@ def certify_interaction_force(system: CoupledNaturalSystem, candidate: sympy.Exp
     ``factor`` relates conventions: Theorem 2 prints the nodal force ``f/dx``, so compare with
     ``factor = dx``.
     """
-    cand = _exact(candidate, "candidate force")
-    factor = _exact(factor, "factor")
+    cand = exact_entry(candidate, "candidate force")
+    factor = exact_entry(factor, "factor")
     residual = system.force.expr - factor * cand
     dec = decide_zero(residual)
     D = system.force.derivation
-    D = D.add(rf"Compared with {label}", r"f_{\mathrm{printed}} &= " + _show(cand)
+    D = D.add(rf"Compared with {label}", r"f_{\mathrm{printed}} &= " + typeset(cand)
               + (r"" if factor == 1 else r",\qquad \text{scaled by } " + latex(factor)) + ",")
-    D = D.add(r"the difference, which must vanish, is", r"f - f_{\mathrm{printed}} &= " + _show(residual))
-    return Certificate(
-        claim=f"the derived interaction force equals {label}", holds=dec.is_zero, method=dec.method,
-        stage=dec.stage, residual=residual, counterexample=dec.point if dec.is_zero is False else None,
-        derivation=D, soundness=getattr(dec, "soundness", None))
+    D = D.add(r"the difference, which must vanish, is", r"f - f_{\mathrm{printed}} &= " + typeset(residual))
+    return Certificate.from_decision(f"the derived interaction force equals {label}", dec, residual=residual,
+                                     derivation=D)
 
 
 # --------------------------------------------------------------------------- the energy balance
@@ -771,8 +724,8 @@ def certify_energy_balance(system: CoupledNaturalSystem, *, energy: sympy.Expr |
         ``residual = {"invariance": X(c), "balance": dE/dt + D, "on c = 0": ...}``.
     """
     X = system.vector_field
-    E = system.energy() if energy is None else _exact(energy, "energy")
-    Dis = system.dissipation() if dissipation is None else _exact(dissipation, "dissipation")
+    E = system.energy() if energy is None else exact_entry(energy, "energy")
+    Dis = system.dissipation() if dissipation is None else exact_entry(dissipation, "dissipation")
     c = system.constraint
     Xc = X(c)
     inv = decide_zero(Xc)
@@ -803,16 +756,17 @@ def certify_energy_balance(system: CoupledNaturalSystem, *, energy: sympy.Expr |
     D = Derivation(r"Energy balance of the coupled natural system (Theorems 1 and 5)")
     D = D.add(r"The energy and the dissipation are",
               r"E &= \mu_1\Bigl(\tfrac12 \dot u_1\cdot M_1\dot u_1 + V_1(u_1)\Bigr) + "
-              r"\mu_2\Bigl(\tfrac12 \dot u_2\cdot M_2\dot u_2 + V_2(u_2)\Bigr) \\ &= " + _rows(E) + r", \\"
-              r"\mathcal D &= \mu_1 G_1(\dot u_1, \dot u_1) + \mu_2 G_2(\dot u_2, \dot u_2) = " + _rows(Dis) + ".")
+              r"\mu_2\Bigl(\tfrac12 \dot u_2\cdot M_2\dot u_2 + V_2(u_2)\Bigr) \\ &= " + typeset_sum(E) + r", \\"
+              r"\mathcal D &= \mu_1 G_1(\dot u_1, \dot u_1) + \mu_2 G_2(\dot u_2, \dot u_2) = " + typeset_sum(Dis) + ".")
     D = D.add(r"Differentiating $E$ and substituting the equations of motion (eq. (22) and the proof of Theorem 5),",
-              r"\frac{dE}{dt} + \mathcal D &= " + _rows(R)
+              r"\frac{dE}{dt} + \mathcal D &= " + typeset_sum(R)
               + r" \\ &= f\,\bigl(\mu_1\varepsilon_1\cdot\dot u_1 - \mu_2\varepsilon_2\cdot\dot u_2\bigr) = f\,c")
-    D = D.add(r"(the last equality: " + _tex_text(identity.method) + r"). By the choice of $f$, $c$ is conserved:",
-              r"\dot c &= " + _rows(Xc, expand=True) + r"\quad(" + r"\text{" + _tex_text(inv.method) + "})")
+    D = D.add(r"(the last equality: " + tex_text(identity.method) + r"). By the choice of $f$, $c$ is conserved:",
+              r"\dot c &= " + typeset_sum(Xc, expand=True) + r"\quad(" + r"\text{" + tex_text(inv.method) + "})")
     D = D.add(r"so $c = 0$ for all $t$ when it holds at $t = 0$ (eq. (32)). On $c = 0$, with $"
-              + latex(x) + " = " + _show(sol) + r"$,",
-              r"\frac{dE}{dt} + \mathcal D &= " + _rows(R_on, expand=True) + r"\quad(\text{" + _tex_text(bal.method) + "}).")
+              + latex(x) + " = " + typeset(sol) + r"$,",
+              r"\frac{dE}{dt} + \mathcal D &= " + typeset_sum(R_on, expand=True)
+              + r"\quad(\text{" + tex_text(bal.method) + "}).")
     D = D.concluding({True: r"Hence $dE/dt = -\mathcal D \le 0$, and $dE/dt = 0$ without dissipation.",
                       False: "Hence the balance fails.", None: "The claim is undecided."}[holds])
     return Certificate(
@@ -820,12 +774,6 @@ def certify_energy_balance(system: CoupledNaturalSystem, *, energy: sympy.Expr |
         holds=holds, method=method, stage=stage,
         residual={"invariance": Xc, "balance": R, "on c = 0": R_on},
         counterexample=point, derivation=D)
-
-
-def _tex_text(s: str) -> str:
-    from ..certify.certificate import _tex_text as esc
-
-    return esc(s)
 
 
 # --------------------------------------------------------------------------- Section 5: concrete systems
@@ -841,7 +789,7 @@ def second_difference_matrix(n: int, dx: sympy.Expr | float) -> sympy.ImmutableM
     [ 1, -2,  1],
     [ 0,  1, -2]])
     """
-    dx = _exact(dx, "dx")
+    dx = exact_entry(dx, "dx")
     return sympy.ImmutableMatrix(n, n, lambda i, j: {0: -2, 1: 1, -1: 1}.get(i - j, 0) / dx**2)
 
 
@@ -854,7 +802,7 @@ def fourth_difference_matrix(n: int, dx: sympy.Expr | float) -> sympy.ImmutableM
     >>> fourth_difference_matrix(4, 1)[0, :]
     Matrix([[5, -4, 1, 0]])
     """
-    dx = _exact(dx, "dx")
+    dx = exact_entry(dx, "dx")
 
     def entry(i, j):
         if i == j:
@@ -867,7 +815,7 @@ def fourth_difference_matrix(n: int, dx: sympy.Expr | float) -> sympy.ImmutableM
 def _grid(intervals, length):
     if isinstance(intervals, bool) or not isinstance(intervals, (int, sympy.Integer)) or intervals < 3:
         raise SubsystemShapeError(f"a grid needs an integer number of intervals >= 3, got {intervals!r}")
-    length = _exact(length, "length")
+    length = exact_entry(length, "length")
     return int(intervals), length, length / int(intervals)
 
 
@@ -886,7 +834,7 @@ def discrete_wave_system(intervals: int, length: sympy.Expr | float = 1, *, spee
     N, L, dx = _grid(intervals, length)
     u = _symbols("u", name, N - 1)
     full = (sympy.S.Zero,) + u + (sympy.S.Zero,)
-    c = _exact(speed, "speed")
+    c = exact_entry(speed, "speed")
     V = c**2 / 2 * sympy.Add(*[((full[i + 1] - full[i]) / dx) ** 2 for i in range(N)])
     return natural_system(N - 1, V, name=name, mass=density, damping=damping, weight=dx, spacing=dx, length=L)
 
@@ -937,7 +885,7 @@ def discrete_beam_system(intervals: int, length: sympy.Expr | float = 1, *, stif
     N, L, dx = _grid(intervals, length)
     u = _symbols("u", name, N - 1)
     full = (sympy.S.Zero,) + u + (sympy.S.Zero,)
-    EI = _exact(stiffness, "stiffness")
+    EI = exact_entry(stiffness, "stiffness")
     V = EI / 2 * sympy.Add(*[((full[i + 1] - 2 * full[i] + full[i - 1]) / dx**2) ** 2 for i in range(1, N)])
     return natural_system(N - 1, V, name=name, mass=density, damping=damping, weight=dx, spacing=dx, length=L)
 
@@ -949,7 +897,7 @@ def mass_spring_system(m1: sympy.Expr | float = 1, m2: sympy.Expr | float = 1, k
     >>> mass_spring_system(1, 1, 10).gradient
     (10*u_{1,1} - 10*u_{1,2}, -10*u_{1,1} + 10*u_{1,2})
     """
-    kk = _exact(k, "k")
+    kk = exact_entry(k, "k")
     return natural_system(2, lambda u: kk / 2 * (u[0] - u[1]) ** 2, name=name, mass=[m1, m2])
 
 
@@ -959,19 +907,16 @@ def certify_gradient_operator(system: NaturalSystem, matrix: sympy.MatrixBase | 
     matrix = sympy.ImmutableMatrix(matrix)
     if matrix.shape != (system.n, system.n):
         raise SubsystemShapeError(f"the operator has shape {matrix.shape}; ({system.n}, {system.n}) was expected")
-    V = system.potential if potential is None else _exact(potential, "potential")
+    V = system.potential if potential is None else exact_entry(potential, "potential")
     grad = [diff(V, x) for x in system.u]
-    Mu = _matvec(matrix, system.u)
+    Mu = matvec(matrix, system.u)
     residual = [g - sign * m for g, m in zip(grad, Mu)]
     dec = decide_all_zero(residual)
     D = Derivation(r"The semi-discrete potential and the difference operator")
-    D = D.add(r"The potential is", r"V &= " + _show(V))
+    D = D.add(r"The potential is", r"V &= " + typeset(V))
     D = D.add(r"and its gradient is compared with " + ("" if sign == 1 else r"$-$") + r"the matrix times $u$:",
-              r"\nabla V - " + ("" if sign == 1 else "(-1)") + r"D u &= " + _show(sympy.Matrix(residual).T))
-    return Certificate(
-        claim="grad V == sign * D u", holds=dec.is_zero, method=dec.method, stage=dec.stage, residual=residual,
-        counterexample=dec.point if dec.is_zero is False else None, derivation=D,
-        soundness=getattr(dec, "soundness", None))
+              r"\nabla V - " + ("" if sign == 1 else "(-1)") + r"D u &= " + typeset(sympy.Matrix(residual).T))
+    return Certificate.from_decision("grad V == sign * D u", dec, residual=residual, derivation=D)
 
 
 def wave_beam_system(

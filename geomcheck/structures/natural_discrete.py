@@ -55,10 +55,12 @@ from ..calculus import diff
 from ..certify.certificate import Certificate
 from ..certify.discrete_gradients import avf_gradient, certify_discrete_gradient
 from ..errors import DiscreteGradientError, ExpressionError, SubsystemShapeError
-from ..latex import Derivation, latex
+from ..latex import Derivation, latex, tex_text
 from ..maps import ImplicitMap, substitute
 from ..zero import decide_all_zero, decide_zero
-from .natural import CoupledNaturalSystem, _dot, _exact, _matvec, _rows, _scalar, _show, _single_node, _tex_text
+from .exact_vectors import dot, exact_entry, matvec
+from .natural import CoupledNaturalSystem, required_scalar_mass, single_contact_node
+from .typeset import typeset, typeset_sum
 
 __all__ = [
     "generic_discrete_gradient",
@@ -186,7 +188,7 @@ def _gradient(gradient, system, U, who):
         g = list(g)
     if isinstance(g, (str, bytes)) or not hasattr(g, "__iter__"):
         raise DiscreteGradientError(f"the discrete gradient of system {system.name} returned {g!r}, not a sequence")
-    g = tuple(_exact(x, f"discrete gradient component of system {system.name}") for x in g)
+    g = tuple(exact_entry(x, f"discrete gradient component of system {system.name}") for x in g)
     if len(g) != system.n:
         raise DiscreteGradientError(
             f"the discrete gradient of system {system.name} has {len(g)} components; {system.n} were expected"
@@ -248,17 +250,17 @@ def discrete_gradient_scheme(
     fs = sympy.Dummy("f")
     dv1 = A.solve_mass([-g - d + fs * e for g, d, e in zip(g1, A.damping_force(Av1), e1)])
     dv2 = B.solve_mass([-g - d - fs * e for g, d, e in zip(g2, B.damping_force(Av2), e2)])
-    dc = A.weight * _dot(e1, dv1) - B.weight * _dot(e2, dv2)       # (c(v^+) - c(v)) / h
+    dc = A.weight * dot(e1, dv1) - B.weight * dot(e2, dv2)       # (c(v^+) - c(v)) / h
     a = sympy.cancel(diff(dc, fs))
     b = dc.xreplace({fs: 0})
     derived = -b / a
     pending = DiscreteGradientScheme(system, h, current, new, (g1, g2), derived, (), Derivation(""))
-    f = derived if force is None else _exact(force(pending), "force")
+    f = derived if force is None else exact_entry(force(pending), "force")
     eqs = []
     for sysk, (u, v, U, W), g, Av, sign, e in (
             (A, (A.u, A.v, U1, W1), g1, Av1, 1, e1), (B, (B.u, B.v, U2, W2), g2, Av2, -1, e2)):
         eqs += [(Ui - ui) / h - ai for Ui, ui, ai in zip(U, u, Av)]
-        Mdv = _matvec(sysk.mass, [(Wi - vi) / h for Wi, vi in zip(W, v)])
+        Mdv = matvec(sysk.mass, [(Wi - vi) / h for Wi, vi in zip(W, v)])
         eqs += [m + gi + d - sign * f * ei for m, gi, d, ei in zip(Mdv, g, sysk.damping_force(Av), e)]
     D = Derivation(r"The discrete-gradient scheme (eqs. (61), (82))")
     D = D.add(
@@ -271,8 +273,8 @@ def discrete_gradient_scheme(
         r"The force is fixed by requiring that the contact-velocity mismatch "
         r"$c = \mu_1\varepsilon_1\cdot v_1 - \mu_2\varepsilon_2\cdot v_2$ does not change: substituting the "
         r"momentum equations into $\delta_t^+ c = 0$ gives $a f + b = 0$ with",
-        r"a &= " + _show(a) + r", \\ b &= " + _rows(b, expand=True) + r", \\ f^{n+\frac12} &= -b/a"
-        + (r"" if force is None else r" \\ \text{(replaced by } f &= " + _show(f) + r"\text{)}") + ".")
+        r"a &= " + typeset(a) + r", \\ b &= " + typeset_sum(b, expand=True) + r", \\ f^{n+\frac12} &= -b/a"
+        + (r"" if force is None else r" \\ \text{(replaced by } f &= " + typeset(f) + r"\text{)}") + ".")
     return DiscreteGradientScheme(system, h, current, new, (g1, g2), f, tuple(eqs), D, force)
 
 
@@ -291,19 +293,19 @@ def printed_scheme_force(equation: str) -> Callable[[DiscreteGradientScheme], sy
         A, B = S.first, S.second
         g1, g2 = scheme.gradients
         Av1, Av2 = _averages(scheme)
-        m1, m2 = _scalar(A, equation), _scalar(B, equation)
+        m1, m2 = required_scalar_mass(A, equation), required_scalar_mass(B, equation)
         if equation == "61":
-            i, j = _single_node(S.eps1, 1), _single_node(S.eps2, 2)
+            i, j = single_contact_node(S.eps1, 1), single_contact_node(S.eps2, 2)
             return (m2 / (m1 + m2) * (g1[i] + A.damping_force(Av1)[i])
                     - m1 / (m1 + m2) * (g2[j] + B.damping_force(Av2)[j]))
         if A.n != B.n:
             raise SubsystemShapeError(
                 f"eq. (82) as printed applies G1 to A v2, which needs subsystems of equal size ({A.n} != {B.n})")
         e1, e2 = S.eps1, S.eps2
-        a = A.weight * _dot(e1, e1) / m1 + B.weight * _dot(e2, e2) / m2
-        G1v2 = _matvec(A.damping, Av2) if A.damping is not None else (0,) * A.n
-        l1 = _dot(e1, [g + d for g, d in zip(g1, G1v2)])
-        l2 = _dot(e2, [g + d for g, d in zip(g2, B.damping_force(Av2))])
+        a = A.weight * dot(e1, e1) / m1 + B.weight * dot(e2, e2) / m2
+        G1v2 = matvec(A.damping, Av2) if A.damping is not None else (0,) * A.n
+        l1 = dot(e1, [g + d for g, d in zip(g1, G1v2)])
+        l2 = dot(e2, [g + d for g, d in zip(g2, B.damping_force(Av2))])
         return (A.weight / m1 * l1 - B.weight / m2 * l2) / a
 
     return build
@@ -315,7 +317,7 @@ def printed_scheme_force(equation: str) -> Callable[[DiscreteGradientScheme], sy
 def _axiom(system, g, U, generic):
     """The discrete-gradient identity ``V(U) - V(u) = g.(U - u)``: (holds, how, point, residual)."""
     residual = (substitute(system.potential, dict(zip(system.u, U))) - system.potential
-                - _dot(g, [Ui - ui for Ui, ui in zip(U, system.u)]))
+                - dot(g, [Ui - ui for Ui, ui in zip(U, system.u)]))
     if generic:
         return True, "assumed: it defines a discrete gradient (the hypothesis of the theorem)", None, residual
     if any(gi.has(sympy.Integral) for gi in g):
@@ -363,17 +365,17 @@ def _structure(scheme, energy, dissipation, free_force=True):
         E_now = A.energy(u1, v1) + B.energy(u2, v2)
         E_next = A.energy(U1, W1) + B.energy(U2, W2)
     else:
-        E_now, E_next = _exact(energy(u1, v1, u2, v2), "energy"), _exact(energy(U1, W1, U2, W2), "energy")
-    Dis = (A.dissipation(w1) + B.dissipation(w2)) if dissipation is None else _exact(dissipation(w1, w2),
+        E_now, E_next = exact_entry(energy(u1, v1, u2, v2), "energy"), exact_entry(energy(U1, W1, U2, W2), "energy")
+    Dis = (A.dissipation(w1) + B.dissipation(w2)) if dissipation is None else exact_entry(dissipation(w1, w2),
                                                                                         "dissipation")
     R = ((E_next - E_now) / h + Dis).xreplace(P_phi if free_force else P)
     # V(u+) - V(u) replaced by g.(u+ - u): subtract mu/h times the identity's residual
-    ids = [substitute(X.potential, dict(zip(X.u, U))) - X.potential - _dot(g, [a - b for a, b in zip(U, X.u)])
+    ids = [substitute(X.potential, dict(zip(X.u, U))) - X.potential - dot(g, [a - b for a, b in zip(U, X.u)])
            for X, g, U in ((A, g1, U1), (B, g2, U2))]
     R1 = R - (A.weight * ids[0] + B.weight * ids[1]) / h
-    c_half = A.weight * _dot(S.eps1, w1) - B.weight * _dot(S.eps2, w2)
-    inv = (A.weight * _dot(S.eps1, W1) - B.weight * _dot(S.eps2, W2)
-           - A.weight * _dot(S.eps1, v1) + B.weight * _dot(S.eps2, v2)).xreplace(P)
+    c_half = A.weight * dot(S.eps1, w1) - B.weight * dot(S.eps2, w2)
+    inv = (A.weight * dot(S.eps1, W1) - B.weight * dot(S.eps2, W2)
+           - A.weight * dot(S.eps1, v1) + B.weight * dot(S.eps2, v2)).xreplace(P)
     # restriction to c = 0: solve c_half = 0 for one new position of the first system
     k = next(i for i, e in enumerate(S.eps1) if e != 0)
     sol = sympy.expand(U1[k] - c_half / diff(c_half, U1[k]))
@@ -465,28 +467,29 @@ def certify_discrete_energy_balance(scheme: DiscreteGradientScheme, *, energy: C
     D = D.add(
         r"On the scheme $A_t^+v = \delta_t^+u$, so its solutions are parametrized by $(u, u^{+})$: "
         r"$v = \delta_t^+u - \tfrac{\Delta t}2\delta_t^+v$, $v^{+} = \delta_t^+u + \tfrac{\Delta t}2\delta_t^+v$ with "
-        r"$\delta_t^+ v$ from the momentum equations (" + _tex_text(d_graph.method) + ").")
+        r"$\delta_t^+ v$ from the momentum equations (" + tex_text(d_graph.method) + ").")
     D = D.add(
         r"By the discrete-gradient property $V(u^{+}) - V(u) = \bar\nabla V(u^{+}, u)\cdot(u^{+} - u)$ ("
-        + _tex_text(how1) + "; " + _tex_text(how2) + r"), as in eq. (85),",
+        + tex_text(how1) + "; " + tex_text(how2) + r"), as in eq. (85),",
         r"\frac{E_d^{(n+1)} - E_d^{(n)}}{\Delta t} &= \sum_{k=1,2}\mu_k\Bigl(A_t^+v_k\cdot M_k\delta_t^+v_k + "
         r"\bar\nabla V_k(u_k^{+}, u_k)\cdot\delta_t^+u_k\Bigr),")
     D = D.add(
         r"and substituting the scheme (eq. (86); the components of $\bar\nabla V$ written as $\gamma$, the force "
         r"as $f$, since the identity holds for all their values),",
         r"\frac{E_d^{(n+1)} - E_d^{(n)}}{\Delta t} + \mathcal D^{(n)} &= "
-        + _rows(parts["balance"].xreplace({parts["phi"]: sympy.Symbol("f")}), expand=True)
+        + typeset_sum(parts["balance"].xreplace({parts["phi"]: sympy.Symbol("f")}), expand=True)
         + r" \\ &= f^{n+\frac12}\bigl(\mu_1\varepsilon_1\cdot\delta_t^+u_1 - \mu_2\varepsilon_2\cdot\delta_t^+u_2\bigr)"
-        r"\quad(\text{" + _tex_text(d_id.method) + "}).")
+        r"\quad(\text{" + tex_text(d_id.method) + "}).")
     D = D.add(
         r"By the choice of $f^{n+\frac12}$ the mismatch $c = \mu_1\varepsilon_1\cdot v_1 - \mu_2\varepsilon_2\cdot v_2$ "
         r"is invariant,",
-        r"c(v^{+}) - c(v) &= " + _rows(parts["invariance"], expand=True) + r"\quad(\text{" + _tex_text(d_inv.method) + r"}),")
+        r"c(v^{+}) - c(v) &= " + typeset_sum(parts["invariance"], expand=True)
+        + r"\quad(\text{" + tex_text(d_inv.method) + r"}),")
     D = D.add(
         r"so $\mu_1\varepsilon_1\cdot\delta_t^+u_1 - \mu_2\varepsilon_2\cdot\delta_t^+u_2 = c = 0$ at every step "
-        r"when it holds at the first (eqs. (62), (81)). There, with $" + latex(U1k) + " = " + _show(sol) + "$,",
-        r"\frac{E_d^{(n+1)} - E_d^{(n)}}{\Delta t} + \mathcal D^{(n)} &= " + _rows(parts["on c = 0"], expand=True)
-        + r"\quad(\text{" + _tex_text(d_bal.method) + "}).")
+        r"when it holds at the first (eqs. (62), (81)). There, with $" + latex(U1k) + " = " + typeset(sol) + "$,",
+        r"\frac{E_d^{(n+1)} - E_d^{(n)}}{\Delta t} + \mathcal D^{(n)} &= " + typeset_sum(parts["on c = 0"], expand=True)
+        + r"\quad(\text{" + tex_text(d_bal.method) + "}).")
     D = D.concluding({True: r"Hence $(E_d^{(n+1)} - E_d^{(n)})/\Delta t = -\mathcal D^{(n)} \le 0$.",
                       False: "Hence the discrete energy identity fails.", None: "The claim is undecided."}[holds])
     residual = {k: parts[k] for k in ("scheme", "invariance", "balance", "on c = 0")}

@@ -226,15 +226,8 @@ def certify_symplectic_vector_field(X: VectorField, w: Form) -> Certificate:
               r"i_X\omega &= " + show(interior(X, w)))
     D = D.add(r"The component formula gives the residual, which must vanish,",
               r"\mathcal{L}_X\omega &= " + show(L))
-    return Certificate(
-        claim="L_X omega == 0",
-        holds=decision.is_zero,
-        method=decision.method,
-        stage=decision.stage,
-        residual=L,
-        counterexample=counterexample_of(L, decision),
-        derivation=D, soundness=getattr(decision, "soundness", None),
-    )
+    return Certificate.from_decision("L_X omega == 0", decision, residual=L,
+                                     counterexample=counterexample_of(L, decision), derivation=D)
 
 
 def _integrate_term(term, x):
@@ -376,11 +369,8 @@ def is_hamiltonian(X: VectorField, w: Form, center: Mapping[Any, Any] | Sequence
     if decision.is_zero is not True:
         D = D.concluding(r"Since $\mathcal{L}_X\omega \neq 0$, $X$ is not symplectic, hence not Hamiltonian."
                          if decision.is_zero is False else "")
-        return Certificate(
-            claim="i_X omega == dH for some H", holds=decision.is_zero, method=decision.method,
-            stage=decision.stage, residual=L,
-            counterexample=counterexample_of(L, decision), derivation=D, soundness=getattr(decision, "soundness", None),
-        )
+        return Certificate.from_decision("i_X omega == dH for some H", decision, residual=L,
+                                         counterexample=counterexample_of(L, decision), derivation=D)
     alpha = interior(X, w)
     D = D.add(r"so $i_X\omega$ is closed; it is", r"i_X\omega &= " + show(alpha))
     if H is None:
@@ -400,11 +390,10 @@ def is_hamiltonian(X: VectorField, w: Form, center: Mapping[Any, Any] | Sequence
         if closed.is_zero is False:
             D = D.add(r"$\omega$ is not closed and $i_X\omega$ is not closed either:",
                       r"\mathrm{d}(i_X\omega) &= " + show(dalpha))
-            return Certificate(
-                claim="i_X omega == dH for some H", holds=False,
+            return Certificate.from_decision(
+                "i_X omega == dH for some H", closed,
                 method=f"d(i_X omega) != 0 ({closed.method}): i_X omega has no primitive",
-                stage=closed.stage, residual=dalpha, counterexample=counterexample_of(dalpha, closed),
-                derivation=D, soundness=getattr(closed, "soundness", None))
+                residual=dalpha, counterexample=counterexample_of(dalpha, closed), derivation=D)
         holds, stage = None, "unknown"
         method = f"L_X omega == 0 ({decision.method}) but the primitive found fails its check ({check.method})"
     return Certificate(

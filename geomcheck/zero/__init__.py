@@ -111,9 +111,10 @@ False
 False
 """
 
+from ..calculus import canonical_jets
+from ..jets import Jet, from_jets, jet_function
 from .budget import work_budget
 from .decision import Soundness, ZeroDecision, clear_caches, decide_all_zero, decide_jacobian_singular, decide_zero
-from .jets import Jet, canonical_jets, from_jets, jet_function
 from .relations import Relation
 
 __all__ = [

@@ -32,8 +32,8 @@ import sympy
 
 from .. import intervals as iv
 from ..intervals import ENTIRE, ENTIRE_POLE, Interval, interval_of_number
+from ..jets import short_text
 from .budget import check_deadline
-from .jets import short_text
 from .program import ADD, CONST, FALLBACK, FN, JET, MUL, NUM, PIECEWISE, POWG, POWI, POWR, SYM, mpf_tuple_ratio
 
 __all__ = ["Analysis", "analyse"]

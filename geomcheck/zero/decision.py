@@ -15,18 +15,18 @@ import sympy
 from ..caches import Memo
 from ..domain import Domain, describe_pairs, shown_name
 from ..errors import DomainError, ExpressionError, ImplicitMapError, InvalidArgumentError
+from ..jets import short_text
 from . import modular
 from .analyticity import analyse
 from .budget import Alarm, Interrupted, WorkExhausted, check_work_units, metered
 from .expansion import exact_stage
 from .implicit import NumericProblem, prepare_relations
-from .inputs import as_expr, as_relations, entries
-from .jets import short_text
+from .inputs import as_expr, entries
 from .pieces import has_enumerable, split
 from .numeric import (LOSSY, UNRESOLVED, BadPoint, Unevaluable, consistent_with_zero, context, from_sympy_number,
                       resolved_nonzero, to_ctx)
 from .program import ADD, JET, MUL, NONFINITE, NUM, POWI, SYM, Program, symbol_key
-from .relations import Relation
+from .relations import Relation, as_relations
 from .sampling import JET_SET_SIZE, Sampler, as_sympy_number
 
 __all__ = ["ZeroDecision", "Soundness", "decide_zero", "decide_all_zero", "decide_jacobian_singular", "clear_caches"]

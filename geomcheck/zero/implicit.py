@@ -20,7 +20,8 @@ from fractions import Fraction
 from sympy.core.function import AppliedUndef, Derivative, Subs
 import sympy
 
-from ..errors import ImplicitMapError
+from ..dense_lu import lu_determinant, lu_factor, lu_solve
+from ..errors import ImplicitMapError, SingularMatrixError
 from .budget import check_deadline
 from .jets import to_jets
 from .numeric import LOG2_10, BadPoint, Evaluator, PolyModel, context, to_ctx
@@ -106,80 +107,6 @@ def _gradient(e, unknowns):
     """``[de/du for u in unknowns]``, differentiating only by the unknowns ``e`` contains."""
     present = e.free_symbols
     return [e.diff(u) if u in present else sympy.S.Zero for u in unknowns]
-
-
-def _lu_factor(ctx, A):
-    """LU with partial pivoting of a square mpmath list-of-lists; raises BadPoint if singular."""
-    n = len(A)
-    LU = [list(row) for row in A]
-    perm = list(range(n))
-    scale = max((abs(x) for row in A for x in row), default=ctx.zero)
-    if not scale:
-        raise BadPoint("a singular Jacobian of the relations")
-    tiny = scale * ctx.mpf(10) ** (-(ctx.dps * 7) // 10)
-    for k in range(n):
-        piv = max(range(k, n), key=lambda r: abs(LU[r][k]))
-        if abs(LU[piv][k]) <= tiny:
-            raise BadPoint("a singular Jacobian of the relations")
-        if piv != k:
-            LU[k], LU[piv] = LU[piv], LU[k]
-            perm[k], perm[piv] = perm[piv], perm[k]
-        pk = LU[k][k]
-        rowk = LU[k]
-        for r in range(k + 1, n):
-            row = LU[r]
-            if not row[k]:
-                continue
-            f = row[k] / pk
-            row[k] = f
-            for c in range(k + 1, n):
-                if rowk[c]:
-                    row[c] -= f * rowk[c]
-    return LU, perm
-
-
-def _lu_solve(LU, perm, b):
-    n = len(LU)
-    y = [b[p] for p in perm]
-    for r in range(n):
-        row = LU[r]
-        acc = y[r]
-        for c in range(r):
-            if row[c]:
-                acc -= row[c] * y[c]
-        y[r] = acc
-    for r in range(n - 1, -1, -1):
-        row = LU[r]
-        acc = y[r]
-        for c in range(r + 1, n):
-            if row[c]:
-                acc -= row[c] * y[c]
-        y[r] = acc / row[r]
-    return y
-
-
-def lu_determinant(ctx, A):
-    """The determinant of a square list-of-lists, by our LU (0 when singular to working precision)."""
-    try:
-        LU, perm = _lu_factor(ctx, A)
-    except BadPoint:
-        return ctx.zero
-    det = ctx.one
-    for k in range(len(LU)):
-        det *= LU[k][k]
-    # the sign of the permutation
-    seen, sign = set(), 1
-    for k in range(len(perm)):
-        if k in seen:
-            continue
-        length, j = 0, k
-        while j not in seen:
-            seen.add(j)
-            j = perm[j]
-            length += 1
-        if length % 2 == 0:
-            sign = -sign
-    return det * sign
 
 
 class PointValues:
@@ -396,14 +323,14 @@ class NumericProblem:
                 J = [[vals[x] for x in row] for row in self.jac_roots]
                 try:
                     if len(F) == n:
-                        LU, perm = _lu_factor(ctx, J)
-                        delta = _lu_solve(LU, perm, [-f for f in F])
+                        LU, perm = lu_factor(ctx, J)
+                        delta = lu_solve(LU, perm, [-f for f in F])
                     else:
                         # more (consistent) equations than unknowns: Gauss-Newton, which
                         # converges quadratically on a zero-residual system
                         Jm = ctx.matrix(J)
                         delta = ctx.lu_solve(Jm.T * Jm, -(Jm.T * ctx.matrix(F)))
-                except ZeroDivisionError:
+                except (ZeroDivisionError, SingularMatrixError):
                     raise BadPoint("a singular Jacobian of the relations") from None
                 u = [u[k] + delta[k] for k in range(n)]
                 step = max(abs(delta[k]) for k in range(n))
@@ -420,11 +347,14 @@ class NumericProblem:
         with self.ev.polynomial_jets() as ev:
             for jr, jorder, levels in self.derived:
                 vals, _, _ = ev.run(ctx, jorder, symv, symerrs)
-                LU, perm = _lu_factor(ctx, [[vals[x] for x in row] for row in jr])
+                try:
+                    LU, perm = lu_factor(ctx, [[vals[x] for x in row] for row in jr])
+                except SingularMatrixError:
+                    raise BadPoint("a singular Jacobian of the relations") from None
                 for order, cols in levels:
                     vals, _, _ = ev.run(ctx, order, symv, symerrs)
                     for sym_nodes, rhs_nodes in cols:
-                        sol = _lu_solve(LU, perm, [-vals[r] for r in rhs_nodes])
+                        sol = lu_solve(LU, perm, [-vals[r] for r in rhs_nodes])
                         symv.update(zip(sym_nodes, sol))
                         for node, x in zip(sym_nodes, sol):
                             symerrs[node] = (ctx.mag(x) if x else 0) + tol

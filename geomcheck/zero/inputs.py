@@ -1,4 +1,4 @@
-"""Checking what the zero test is given: scalar expressions, collections of them, relations."""
+"""Checking what the zero test is given: scalar expressions and collections of them."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from sympy.matrices import MatrixBase
 
 from ..errors import ExpressionError
 
-__all__ = ["as_expr", "entries", "as_relations"]
+__all__ = ["as_expr", "entries"]
 
 
 def as_expr(e, what="expression"):
@@ -47,28 +47,3 @@ def entries(exprs):
             "use decide_zero for a single expression"
         )
     return list(enumerate(exprs))
-
-
-def as_relations(relations):
-    from .relations import Relation
-
-    if relations is None:
-        return ()
-    if isinstance(relations, Relation):
-        relations = (relations,)
-    try:
-        if isinstance(relations, (str, bytes)):
-            raise TypeError
-        relations = list(relations)
-    except TypeError:  # a number, None-like object or string where a sequence of relations was expected
-        raise ExpressionError(f"relations must be a Relation or a sequence of Relation objects, got"
-                              f" {type(relations).__name__} {relations!r}") from None
-    out = []
-    for r in relations:
-        if not isinstance(r, Relation):
-            raise ExpressionError(f"relations must be Relation objects, got {type(r).__name__} {r!r}")
-        if r not in out:
-            out.append(r)
-    return tuple(out)
-
-

@@ -8,8 +8,9 @@ import sympy
 from sympy.core.function import AppliedUndef, Derivative, Function, Subs
 
 from ..errors import ExpressionError
+from ..jets import Jet, jet_label
 from .budget import CHECK_EVERY, check_deadline
-from .jets import Jet, jet_label, to_jets
+from .jets import to_jets
 
 NEG = -(10**9)  # the "magnitude" of an exact zero
 

@@ -6,10 +6,10 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import sympy
 
-from ..errors import ImplicitMapError
+from ..errors import ExpressionError, ImplicitMapError
 from .inputs import as_expr
 
-__all__ = ["Relation"]
+__all__ = ["Relation", "as_relations"]
 
 
 class Relation:
@@ -158,5 +158,27 @@ class Relation:
     def __repr__(self):
         eqs = ", ".join(f"{e} = 0" for e in self.equations)
         return f"Relation([{eqs}], unknowns={list(self.unknowns)})"
+
+
+def as_relations(relations) -> tuple:
+    """``relations`` (a Relation or a sequence of them, or None) as a tuple of distinct Relations."""
+    if relations is None:
+        return ()
+    if isinstance(relations, Relation):
+        relations = (relations,)
+    try:
+        if isinstance(relations, (str, bytes)):
+            raise TypeError
+        relations = list(relations)
+    except TypeError:  # a number, None-like object or string where a sequence of relations was expected
+        raise ExpressionError(f"relations must be a Relation or a sequence of Relation objects, got"
+                              f" {type(relations).__name__} {relations!r}") from None
+    out = []
+    for r in relations:
+        if not isinstance(r, Relation):
+            raise ExpressionError(f"relations must be Relation objects, got {type(r).__name__} {r!r}")
+        if r not in out:
+            out.append(r)
+    return tuple(out)
 
 

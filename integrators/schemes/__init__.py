@@ -2,6 +2,8 @@
 
 - :mod:`.base`          the Scheme interface (name, order, properties, step_map, certify)
 - :mod:`.stages`        the symbolic step of a (partitioned) Runge-Kutta method
+- :mod:`.tableau`       TableauScheme, the base of the schemes that are tableaux (order and
+                        properties computed by geomcheck.certify.tableaux)
 - :mod:`.runge_kutta`   RungeKutta (data: a geomcheck ButcherTableau; order and properties
                         from geomcheck.certify.tableaux)
 - :mod:`.partitioned`   PartitionedRungeKutta (data: a geomcheck PartitionedTableau)
@@ -16,6 +18,7 @@
 - :mod:`.on_manifold`   certificates of a constrained step on the constraint manifold
 - :mod:`.refined_composition`  compositions with high-precision Float coefficients (Kahan-Li)
 - :mod:`.discrete_gradient`  average vector field, Gonzalez and Itoh-Abe schemes (energy-preserving, any H)
+- :mod:`.port_hamiltonian`   the discrete-gradient scheme of port-Hamiltonian systems (discrete power balance)
 - :mod:`.quotients`     removable-singularity quotients: exact form, evaluation rule, Taylor expansion
 """
 

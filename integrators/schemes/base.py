@@ -44,7 +44,7 @@ PROPERTIES = ("symplectic", "symmetric", "contact", "conformal-symplectic", "ene
 #: what a scheme may require of a system, and how to say that it is missing
 REQUIREMENTS = {
     "hamiltonian": ("a canonical system (positions q and momenta p: a HamiltonianSystem, or a"
-                    " ForcedHamiltonianSystem from integrators.forced)"),
+                    " ForcedHamiltonianSystem from integrators.systems)"),
     "separable": "a separable Hamiltonian H = T(p) + V(q)",
     "contact": "a contact system with a coordinate z (a ContactSystem)",
     "autonomous": "an autonomous system (no explicit time t)",

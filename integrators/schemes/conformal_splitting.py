@@ -17,9 +17,10 @@ pieces multiply), whatever the potential:
 ``conformal-symplectic-euler``  ``D_h o SE_h`` with ``SE`` symplectic Euler B (drift
                                 ``Q = q + h T_p(p)``, then kick ``P = p - h V_q(Q)``): order 1
 
-Both are explicit for ``H = T(p) + V(q)`` and refuse other Hamiltonians.  The pieces are
-the catalog's own ``stormer-verlet`` and ``symplectic-euler-b`` steps of the undamped
-system (one definition), composed by substitution.
+Both are explicit for ``H = T(p) + V(q)`` and refuse other Hamiltonians.  Each is given its
+Hamiltonian step (``hamiltonian_step``, the step of the undamped system) and composes it with
+the damping flow by substitution; the catalog gives them its own ``stormer-verlet`` and
+``symplectic-euler-b`` (one definition), which are also the defaults.
 
 Why a splitting: a scheme built from the vector field does not see the factor.  The
 implicit midpoint rule on a damped system has the Jacobian determinant
@@ -61,9 +62,12 @@ from geomcheck.latex import Derivation
 from geomcheck.structures.symplectic import show
 from geomcheck.zero import decide_zero
 
+from ..errors import SchemeNotApplicableError
 from ..systems import STEP_SYMBOL
-from .base import NamedScheme
+from .base import NamedScheme, Scheme
+from .partitioned import symplectic_euler_b
 from .stages import stage_parameters
+from .verlet import StormerVerlet
 
 __all__ = ["ConformalSplitting", "ConformalSymplecticEuler", "damping_flow", "certify_conformal_factor"]
 
@@ -132,9 +136,33 @@ def certify_conformal_factor(phi, system, h=STEP_SYMBOL) -> Certificate:
 
 
 class _DampingSplitting(NamedScheme):
-    """What both splittings share: the requirement, the separability check, the certified factor."""
+    """What both splittings share: the Hamiltonian step, the requirement, the separability check, the factor.
+
+    A subclass declares ``order`` and ``properties`` and names, in ``step_properties``, what its
+    Hamiltonian step must have for them to hold (the step's order must be at least ``order``).
+    """
 
     requires = frozenset({"damped"})
+    step_properties: frozenset = frozenset({"symplectic"})
+
+    def __init__(self, hamiltonian_step: Scheme):
+        if not isinstance(hamiltonian_step, Scheme):
+            raise TypeError(f"{type(self).__name__}: the Hamiltonian step must be a Scheme, got"
+                            f" {type(hamiltonian_step).__name__} {hamiltonian_step!r}")
+        lacking = sorted(self.step_properties - hamiltonian_step.properties)
+        if lacking or hamiltonian_step.order < self.order:
+            raise ValueError(
+                f"{type(self).__name__}: the Hamiltonian step must be {' and '.join(sorted(self.step_properties))}"
+                f" of order >= {self.order} for the splitting to be {', '.join(sorted(self.properties))} of order"
+                f" {self.order}; {hamiltonian_step.name} has order {hamiltonian_step.order} and properties"
+                f" {sorted(hamiltonian_step.properties)}")
+        self.hamiltonian_step = hamiltonian_step
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.hamiltonian_step == self.hamiltonian_step
+
+    def __hash__(self):
+        return hash((self.name, self.hamiltonian_step))
 
     def why_not(self, system):
         reason = super().why_not(system)
@@ -142,7 +170,18 @@ class _DampingSplitting(NamedScheme):
             reason = (f"{self.name} is explicit only for a separable Hamiltonian H = T(p) + V(q); the Hamiltonian"
                       f" {system.energy} of {system!r} couples positions and momenta (a mixed derivative H_qp is"
                       " nonzero); use an implicit scheme (e.g. gauss-legendre-4; it is not conformally symplectic)")
+        if reason is None:
+            reason = self.hamiltonian_step.why_not(system.undamped)
         return reason
+
+    def _hamiltonian_map(self, system):
+        """The Hamiltonian step of the undamped system, an explicit map (its expressions are composed)."""
+        phi = self.hamiltonian_step.step_map(system.undamped)
+        if not isinstance(phi, gc.Map):
+            raise SchemeNotApplicableError(
+                f"scheme {self.name!r} does not apply: its Hamiltonian step {self.hamiltonian_step.name} is implicit on"
+                f" {system.undamped!r}, and the splitting composes explicit maps")
+        return phi
 
     def _certify_one(self, prop, phi, system):
         if prop == "conformal-symplectic":
@@ -159,31 +198,49 @@ class _DampingSplitting(NamedScheme):
 
 
 class ConformalSplitting(_DampingSplitting):
-    """``D_{h/2} o SV_h o D_{h/2}``: the second-order conformally symplectic splitting (module docstring)."""
+    """``D_{h/2} o SV_h o D_{h/2}``: the second-order conformally symplectic splitting (module docstring).
+
+    Parameters
+    ----------
+    hamiltonian_step : Scheme, optional
+        The step ``SV`` of the undamped system: symplectic and symmetric, of order >= 2
+        (default: Stormer-Verlet, velocity form; the catalog gives its ``stormer-verlet``).
+    """
 
     name = "conformal-splitting-2"
     order = 2
     properties = frozenset({"conformal-symplectic", "symmetric"})
+    step_properties = frozenset({"symplectic", "symmetric"})
     description = "Strang splitting: exact damping p -> exp(-gamma h/2) p around Stormer-Verlet of H"
 
-    def _build(self, system):
-        from ..catalog import scheme
+    def __init__(self, hamiltonian_step: Scheme | None = None):
+        super().__init__(StormerVerlet("velocity") if hamiltonian_step is None else hamiltonian_step)
 
-        verlet = scheme("stormer-verlet").step_map(system.undamped)
+    def _build(self, system):
+        verlet = self._hamiltonian_map(system)
         half = damping_flow(system, self.h / 2).exprs
         return self._compose(system, [half, verlet.exprs, half])
 
 
 class ConformalSymplecticEuler(_DampingSplitting):
-    """``D_h o SE_h`` with symplectic Euler B: the first-order conformally symplectic splitting."""
+    """``D_h o SE_h`` with symplectic Euler B: the first-order conformally symplectic splitting.
+
+    Parameters
+    ----------
+    hamiltonian_step : Scheme, optional
+        The step ``SE`` of the undamped system: symplectic, of order >= 1 (default: symplectic
+        Euler B, :func:`~integrators.schemes.partitioned.symplectic_euler_b`; the catalog gives its
+        ``symplectic-euler-b``).
+    """
 
     name = "conformal-symplectic-euler"
     order = 1
     properties = frozenset({"conformal-symplectic"})
     description = "symplectic Euler B (drift, kick) of H, then the exact damping p -> exp(-gamma h) p"
 
-    def _build(self, system):
-        from ..catalog import scheme
+    def __init__(self, hamiltonian_step: Scheme | None = None):
+        super().__init__(symplectic_euler_b() if hamiltonian_step is None else hamiltonian_step)
 
-        euler = scheme("symplectic-euler-b").step_map(system.undamped)
+    def _build(self, system):
+        euler = self._hamiltonian_map(system)
         return self._compose(system, [euler.exprs, damping_flow(system, self.h).exprs])

@@ -50,8 +50,7 @@ from geomcheck.maps import substitute
 from geomcheck.structures import discrete_dirac_scheme, implicit_lagrangian_system
 
 from ..systems import STEP_SYMBOL
-from .rattle import ConstrainedScheme, _KindOnly
-from .base import Scheme
+from .rattle import ConstrainedScheme
 from .stages import StageMap, stage_parameters
 
 __all__ = ["DiscreteDirac", "lagrangian_system"]
@@ -107,7 +106,7 @@ class DiscreteDirac(ConstrainedScheme):
                    " constraints")
 
     def why_not(self, system):
-        reason = Scheme.why_not(_KindOnly(self), system)
+        reason = super().why_not(system)
         if reason is None and lagrangian_system(system) is None:
             reason = (f"{self.name} needs the Lagrangian of H by the Legendre transform: H must be quadratic in p"
                       f" with an invertible Hessian H_pp; {system.H} is not")

@@ -20,13 +20,13 @@ from typing import Any, Sequence
 
 from geomcheck.certify import tableaux
 
-from .runge_kutta import _TableauScheme
 from .stages import stage_step
+from .tableau import TableauScheme
 
-__all__ = ["PartitionedRungeKutta"]
+__all__ = ["PartitionedRungeKutta", "symplectic_euler_b"]
 
 
-class PartitionedRungeKutta(_TableauScheme):
+class PartitionedRungeKutta(TableauScheme):
     """A partitioned Runge-Kutta method: ``(A1, b1)`` for q, ``(A2, b2)`` for p.
 
     Parameters
@@ -75,3 +75,17 @@ class PartitionedRungeKutta(_TableauScheme):
     def __repr__(self):
         return (f"PartitionedRungeKutta(name={self.name!r}, A1={[list(r) for r in self.A1]}, b1={list(self.b1)},"
                 f" A2={[list(r) for r in self.A2]}, b2={list(self.b2)})")
+
+
+def symplectic_euler_b() -> PartitionedRungeKutta:
+    """Symplectic Euler B: ``Q = q + h H_p(Q, p)``, ``P = p - h H_q(Q, p)`` (drift then kick when separable).
+
+    The catalog's ``symplectic-euler-b``; the adjoint of :func:`geomcheck.certify.families.symplectic_euler`
+    (q part implicit Euler, p part explicit Euler).
+
+    >>> euler_b = symplectic_euler_b()
+    >>> euler_b.name, euler_b.order, sorted(euler_b.properties)
+    ('symplectic-euler-b', 1, ['symplectic'])
+    """
+    return PartitionedRungeKutta([[1]], [1], [[0]], [1], name="symplectic-euler-b",
+                                 description="Q = q + h H_p(Q, p), P = p - h H_q(Q, p) (drift then kick when separable)")

@@ -69,6 +69,14 @@ from .stages import StageMap, stage_parameters
 __all__ = ["ConstrainedScheme", "Rattle"]
 
 
+class _KindOnly(Scheme):
+    """The scheme's name with the requirements met by a system's kind alone (for the base check)."""
+
+    def __init__(self, scheme):
+        self.name = scheme.name
+        self.requires = frozenset(r for r in scheme.requires if r in SYSTEM_KINDS)
+
+
 class ConstrainedScheme(NamedScheme):
     """A scheme for :class:`~integrators.ConstrainedHamiltonianSystem`: certificates on the manifold.
 
@@ -77,6 +85,16 @@ class ConstrainedScheme(NamedScheme):
     """
 
     requires = frozenset({"constrained"})
+
+    def why_not(self, system):
+        """None when the system is of the constrained kind, else the reason.
+
+        Only the requirements a system's kind meets (:data:`~integrators.schemes.base.SYSTEM_KINDS`)
+        are checked here: the others ("separable") are about the Hamiltonian, not about the
+        index-reduced field that the base class's check reads (its multiplier couples q and p),
+        so a subclass checks them on ``H`` after this.
+        """
+        return Scheme.why_not(_KindOnly(self), system)
 
     def regular_form(self, system):
         """``(phi_regular, equivalence certificate or None)``; default: the step itself."""
@@ -114,14 +132,6 @@ def _affine_in(exprs, symbols) -> bool:
     return all(diff(diff(e, a), b) == 0 for e in exprs for a in symbols for b in symbols)
 
 
-class _KindOnly(Scheme):
-    """The scheme's name with the requirements met by a system's kind alone (for the base check)."""
-
-    def __init__(self, scheme):
-        self.name = scheme.name
-        self.requires = frozenset(r for r in scheme.requires if r in SYSTEM_KINDS)
-
-
 class Rattle(ConstrainedScheme):
     """RATTLE (see the module docstring): order 2, symplectic and symmetric on the constraint manifold."""
 
@@ -132,9 +142,7 @@ class Rattle(ConstrainedScheme):
     description = "RATTLE: Stormer-Verlet with constraint forces, g(Q) = 0 and G(Q) H_p(P) = 0 (Andersen 1983)"
 
     def why_not(self, system):
-        # the kind first ("constrained"), then the separability of H -- not of the index-reduced
-        # field, which the base class's "separable" check looks at (its multiplier couples q and p)
-        reason = Scheme.why_not(_KindOnly(self), system)
+        reason = super().why_not(system)
         if reason is None and not system.hamiltonian_is_separable:
             reason = (f"{self.name} is built for a separable Hamiltonian H = T(p) + V(q); {system.H} couples positions"
                       " and momenta (a mixed derivative H_qp is nonzero)")

@@ -22,54 +22,13 @@ from typing import Any, Sequence
 
 from geomcheck.certify import tableaux
 
-from .base import Scheme
 from .stages import stage_step
+from .tableau import TableauScheme
 
 __all__ = ["RungeKutta"]
 
 
-class _TableauScheme(Scheme):
-    """Shared by RungeKutta and PartitionedRungeKutta: certificates from the tableau."""
-
-    _max_order = None
-
-    def order_certificate(self) -> tableaux.OrderCertificate:
-        """The certificate of the computed order (``.order`` on it is the order)."""
-        if self._order is None:
-            self._order = tableaux.order(self.tableau, self._max_order)
-        return self._order
-
-    @property
-    def order(self) -> int:
-        return self.order_certificate().order
-
-    def tableau_certificates(self) -> dict:
-        """``{"order", "symplectic", "symmetric"}``: certificates computed from the coefficients."""
-        if self._props is None:
-            self._props = {"symplectic": tableaux.is_symplectic(self.tableau),
-                           "symmetric": tableaux.is_symmetric(self.tableau)}
-        return {"order": self.order_certificate(), **self._props}
-
-    @property
-    def properties(self) -> frozenset:
-        certs = self.tableau_certificates()
-        return frozenset(k for k in ("symplectic", "symmetric") if certs[k].holds is True)
-
-    @property
-    def explicit(self) -> bool:
-        return tableaux.is_explicit(self._explicit_part()).holds is True
-
-    def __eq__(self, other):
-        return type(other) is type(self) and self.tableau == other.tableau
-
-    def __hash__(self):
-        return hash((type(self).__name__, self.tableau))
-
-    def _latex(self, printer=None):
-        return self.tableau._latex()
-
-
-class RungeKutta(_TableauScheme):
+class RungeKutta(TableauScheme):
     """A Runge-Kutta method ``(A, b, c)`` with exact coefficients.
 
     Parameters

@@ -71,5 +71,11 @@ class StormerVerlet(Scheme):
             Q = [qhi + half * h * gc.substitute(t, at_P) for qhi, t in zip(qh, Tp)]
         return gc.Map(system.chart, system.chart, Q + P, parameters=stage_parameters(system))
 
+    def __eq__(self, other):
+        return type(other) is type(self) and other.form == self.form
+
+    def __hash__(self):
+        return hash(self.name)
+
     def __repr__(self):
         return f"<scheme {self.name}: Stormer-Verlet, {self.description}>"

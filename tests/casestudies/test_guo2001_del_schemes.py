@@ -10,7 +10,7 @@ import sympy as sp
 
 import casestudies
 from casestudies import guo2001_del_schemes as cs
-from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.latex import compile_pdf, document
 from geomcheck.structures import feng_kang_map, runge_kutta_del
 
 
@@ -91,7 +91,7 @@ def test_negative_control_other_feng_kang_sign_is_order_two():
     assert abs(orders[-1] - 2) < 0.2
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex is not installed")
+@pytest.mark.needs_pdflatex
 def test_derivations_compile(result, tmp_path):
     trap = [c for label, c in result.certificates if label.startswith("trapezoidal, pendulum: the step map")][0]
     body = "\n".join([result.derivations[0].latex(), trap.derivation.latex()])

@@ -11,8 +11,9 @@ import sympy
 import casestudies
 from casestudies import komatsu2020_mass_spring_beam as ms
 from casestudies import komatsu2020_wave_beam as wb
+from casestudies.observing import expressions_on_states
 from geomcheck.errors import InvalidArgumentError
-from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.latex import compile_pdf, document
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -56,7 +57,7 @@ def test_figures_and_findings(result):
 def test_lowered_step_solves_the_symbolic_equations():
     p = _small(intervals=6)
     sch = ms.mass_spring_beam_scheme(p)
-    h = wb._q(p.dt)
+    h = wb.exact_rational(p.dt)
     eqs = [e.xreplace({sch.step: h}) for e in sch.equations]
     L = wb.lower_linear_scheme(sch.equations, sch.current, sch.new, {sch.step: h})
     rng = random.Random(3)
@@ -89,7 +90,7 @@ def test_printed_eq101_energy_is_not_conserved():
     half = (Z[1:] + Z[:-1]) / 2
     half[:, n1:2 * n1] = (Z[1:, :n1] - Z[:-1, :n1]) / p.dt
     half[:, 2 * n1 + n3:] = (Z[1:, 2 * n1:2 * n1 + n3] - Z[:-1, 2 * n1:2 * n1 + n3]) / p.dt
-    E_half = wb._columns(wb._vectorized(S.energy(), S.chart.coords), half)
+    E_half = expressions_on_states([S.energy()], S.chart.coords)(half)[0]
     assert np.max(np.abs(E_half - E_half[0])) / E_half[0] < 1e-11
     with pytest.raises(InvalidArgumentError):
         ms.printed_eq101_energy(sch, tr, "0")
@@ -111,7 +112,7 @@ def test_printed_theorem3_force_breaks_conservation():
     # times (rho dx + m1) / (dx (rho + m1)); with it the energy is not conserved
     p = _small()
     dx = sympy.Rational(1, p.intervals)
-    rho, m1 = wb._q(p.rho), wb._q(p.m1)
+    rho, m1 = wb.exact_rational(p.rho), wb.exact_rational(p.m1)
     _, tr = _run(p, force=lambda s: s.force * (rho * dx + m1) / (dx * (rho + m1)))
     identity, drift, mismatch = wb.rounding_ratios(tr)
     assert drift > 1e3 and mismatch > 1e3
@@ -125,7 +126,7 @@ def test_roughness_of_constant_and_bad_parameters():
         ms.run(parameters=dataclasses.replace(ms.Parameters.quick(), t_end=0.001))
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex is not installed")
+@pytest.mark.needs_pdflatex
 def test_derivations_compile(result, tmp_path):
     body = "\n".join([d.latex() for d in result.derivations]
                      + [c.derivation.latex() for _, c in result.certificates])

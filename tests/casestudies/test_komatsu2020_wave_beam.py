@@ -11,8 +11,9 @@ import sympy
 
 import casestudies
 from casestudies import komatsu2020_wave_beam as wb
+from casestudies.observing import expressions_on_states
 from geomcheck.errors import ExpressionError, InvalidArgumentError
-from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.latex import compile_pdf, document
 from geomcheck.structures import printed_scheme_force, printed_wave_potential
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -62,7 +63,7 @@ def test_lowered_step_solves_the_symbolic_equations():
     # the numeric step against the scheme's own symbolic equations, at random points, damped
     p = _small(intervals=8)
     sch = wb.wave_beam_scheme(p, 10)
-    h = wb._q(p.dt)
+    h = wb.exact_rational(p.dt)
     eqs = [e.xreplace({sch.step: h}) for e in sch.equations]
     L = wb.lower_linear_scheme(sch.equations, sch.current, sch.new, {sch.step: h})
     rng = random.Random(7)
@@ -87,8 +88,8 @@ def test_lowered_step_solves_the_symbolic_equations():
     with mpmath.workdps(50):
         z = mpmath.matrix([mpmath.mpf(rng.uniform(-1, 1)) for _ in sch.current])
         Zn = mstep(z)
-        f = wb._vectorized(sympy.Matrix(eqs), tuple(sch.current) + tuple(sch.new), "mpmath")
-        r = f(*(list(z) + list(Zn)))
+        f = expressions_on_states(eqs, tuple(sch.current) + tuple(sch.new), backend="mpmath", dps=50)
+        r = f(np.array(list(z) + list(Zn), dtype=object))
         assert max(abs(x) for x in r) < mpmath.mpf(10) ** -40
 
 
@@ -105,7 +106,7 @@ def test_eq94_wave_energy_readings():
     E94 = {}
     for nodes in ("interior", "all"):
         printed = W.weight * (W.kinetic(W.v) + printed_wave_potential(W, nodes)) + B.energy()
-        E94[nodes] = wb._columns(wb._vectorized(printed, sch.system.chart.coords), tr.states)
+        E94[nodes] = expressions_on_states([printed], sch.system.chart.coords)(tr.states)[0]
     assert np.max(np.abs(E94["interior"][1:] - E94["interior"][0]) / budget) > 1e3     # interior nodes: not
     assert np.max(np.abs(E94["interior"] - E94["interior"][0])) / E94["interior"][0] > 1e-6
     assert np.max(np.abs(E94["all"][1:] - E94["all"][0]) / budget) <= 1               # all nodes: conserved
@@ -173,18 +174,18 @@ def test_max_norm_bound_is_sharp_and_detects_growth():
     assert wb.max_norm_ratios(grown, p.length)[0] > 1
     # sharp for the wave: a tent at rest, u_k = min(x_k, L - x_k), has max |u| = sqrt(L E / 2) exactly
     W = sch.system.first
-    energy = wb._vectorized(sch.system.energy(), sch.system.chart.coords)
+    energy = expressions_on_states([sch.system.energy()], sch.system.chart.coords)
     x = np.arange(1, W.n + 1) * float(W.spacing)
     z = np.zeros_like(tr.states[0])
     z[:W.n] = np.minimum(x, p.length - x)
-    E = float(wb._columns(energy, z[None, :])[0])
+    E = float(energy(z)[0])
     tent = dataclasses.replace(tr, states=z[None, :], energy=np.array([E]))
     assert wb.max_norm_ratios(tent, p.length)[0] == pytest.approx(1.0, rel=1e-12)
     # and holds for random states (the inequality, not the run): wave and beam against their own energies
     rng = np.random.default_rng(5)
     for _ in range(20):
         z = rng.normal(size=tr.states.shape[1])
-        E = float(wb._columns(energy, z[None, :])[0])
+        E = float(energy(z)[0])
         one = dataclasses.replace(tr, states=z[None, :], energy=np.array([E]))
         assert max(wb.max_norm_ratios(one, p.length)) <= 1
 
@@ -222,7 +223,7 @@ def test_bad_input():
         wb.lower_linear_scheme([X - x, X], [x], [X])
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex is not installed")
+@pytest.mark.needs_pdflatex
 def test_derivations_compile(result, tmp_path):
     body = "\n".join([d.latex() for d in result.derivations]
                      + [c.derivation.latex() for _, c in result.certificates])

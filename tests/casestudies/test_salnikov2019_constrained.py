@@ -8,7 +8,7 @@ import sympy
 import casestudies
 import geomcheck as gc
 from casestudies import salnikov2019_constrained as cs
-from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.latex import compile_pdf, document
 
 
 @pytest.fixture(scope="module")
@@ -196,7 +196,7 @@ def test_high_precision_run_of_the_printed_scheme_does_not_keep_the_radius():
     assert hp["x^2 + y^2"] > 1e-8                              # but only to O(h^2) for the radius
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex is not installed")
+@pytest.mark.needs_pdflatex
 def test_derivations_compile(result, tmp_path):
     cert = dict(result.certificates)["knife edge, bounded scheme: energy conserved on the discrete constraint manifold"]
     body = "\n".join([cert.derivation.latex(), result.derivations[-2].latex()])

@@ -9,8 +9,8 @@ import sympy
 import casestudies
 import geomcheck as gc
 from casestudies import salnikov2019_van_der_pol as cs
-from geomcheck.latex import compile_pdf, document, pdflatex_available
-from geomcheck.structures import oscillator_van_der_pol
+from geomcheck.latex import compile_pdf, document
+from casestudies.salnikov2019_van_der_pol import oscillator_van_der_pol
 
 
 @pytest.fixture(scope="module")
@@ -52,15 +52,15 @@ def test_printed_q_read_with_brackets_is_the_q_of_d(result, example):
     by = {c.description.split(",")[0]: c for c in result.checks}
     assert by["the printed Q"].passed and by["the printed Q"].measured == "True"
     # negative control: the literal reading is not the Q of D
-    from geomcheck.structures import printed_q_structure
+    from casestudies.salnikov2019_van_der_pol import printed_q_structure
 
     assert not (example.q_structure.field - printed_q_structure(example)).is_zero()
     assert (example.q_structure.field - cs.q_as_printed_with_brackets(example)).is_zero()
 
 
-def test_lowered_step_is_the_symbolic_midpoint_rule(example):
-    """One lowered step solves the symbolic mid-point equations (the map that runs is the certified one)."""
-    from integrators.lower import lower
+def test_run_step_is_the_symbolic_midpoint_rule(example):
+    """One step of the run solves the symbolic mid-point equations (the map that runs is the certified one)."""
+    from integrators.run_map import run_map
 
     p = cs.Parameters.quick()
     phi = cs.midpoint_map(example)
@@ -68,7 +68,8 @@ def test_lowered_step_is_the_symbolic_midpoint_rule(example):
     num = {k: float(sympy.N(v)) for k, v in values.items()}
     rng = np.random.default_rng(1)
     Y = rng.uniform(-1, 1, size=(5, 4))
-    Yn = lower(phi).bind({phi.step: 0.05, **num}).step_array(Y)
+    constants = set().union(*(e.free_symbols for e in phi.equations))
+    Yn = run_map(phi, Y, dt=0.05, steps=1, save_every=1, params={k: v for k, v in num.items() if k in constants}).y[-1]
     res = sympy.lambdify(list(phi.source.coords) + list(phi.new) + [phi.step] + list(num),
                          list(phi.equations))
     r = np.array(res(*Y.T, *Yn.T, 0.05, *num.values()))
@@ -97,7 +98,7 @@ def test_negative_control_first_order_line_as_read_breaks_eq2(example):
     assert decide_zero(cs.first_order_rhs(example)[1] - printed).is_zero is False
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex is not installed")
+@pytest.mark.needs_pdflatex
 def test_derivations_compile(result, example, tmp_path):
     cert = dict(result.certificates)[next(k for k, _ in result.certificates if "discrete power balance" in k)]
     compile_pdf(document(cert.derivation.latex()), str(tmp_path / "vdp.pdf"))

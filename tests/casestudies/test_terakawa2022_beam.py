@@ -11,7 +11,7 @@ import sympy
 
 import casestudies
 from casestudies import terakawa2022_beam as case
-from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.latex import compile_pdf, document
 from integrators.stability import StepSizeError
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -106,7 +106,7 @@ def test_summary_is_json(result):
     assert d["passed"] is True and d["name"] == case.NAME
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex not installed")
+@pytest.mark.needs_pdflatex
 def test_derivations_compile(result, tmp_path):
     body = "\n".join(D.latex() for D in result.derivations)
     body += "\n".join(c.derivation.latex() for _, c in result.certificates[:8])

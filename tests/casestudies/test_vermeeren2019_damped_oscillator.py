@@ -9,7 +9,7 @@ import sympy as sp
 
 import casestudies
 import geomcheck
-from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.latex import compile_pdf, document
 import integrators as ig
 from casestudies import vermeeren2019_damped_oscillator as m
 from geomcheck.certify.compositions import yoshida_composition
@@ -438,7 +438,7 @@ def test_symplectic_comparison_is_symplectic_and_not_contact_preserving_energy()
     assert geomcheck.certify_symplectic(broken, ck.omega).holds is False
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex not installed")
+@pytest.mark.needs_pdflatex
 def test_derivations_and_certificates_compile(result, tmp_path):
     parts = [d.latex() for d in result.derivations] + [c.latex() for _, c in result.certificates[:4]]
     pdf = compile_pdf(document("\n".join(parts)), str(tmp_path / "osc.pdf"))

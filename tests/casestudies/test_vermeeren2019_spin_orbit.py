@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import casestudies
-from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.latex import compile_pdf, document
 from casestudies import vermeeren2019_spin_orbit as m
 
 
@@ -130,7 +130,7 @@ def test_equation_of_motion_is_the_damped_newton_equation():
     assert decide_all_zero([X.component(m.p) - expected, X.component(m.q) - m.p]).is_zero is True
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex not installed")
+@pytest.mark.needs_pdflatex
 def test_certificates_compile(result, tmp_path):
     parts = [c.latex() for _, c in result.certificates] + [d.latex() for d in result.derivations]
     pdf = compile_pdf(document("\n".join(parts)), str(tmp_path / "so.pdf"))

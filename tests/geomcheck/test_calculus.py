@@ -289,3 +289,31 @@ def test_canonical_form_keeps_the_users_function_with_its_assumptions():
     a, b = canonical_forms([Vr(q).diff(q), sp.Subs(sp.Derivative(Vr(y), y), y, q + h)])
     assert a == Vr(q).diff(q)
     assert a.expr.func is Vr
+
+
+def test_the_conversion_to_jets_obeys_the_check_it_is_given():
+    """calculus knows no budget: the zero test passes its check in (geomcheck.zero.jets), and
+    the conversion calls it every 512 conversions and stops when it raises."""
+    import time
+
+    from geomcheck.calculus import to_jets
+    from geomcheck.zero.budget import Interrupted
+    from geomcheck.zero.jets import to_jets as to_jets_within_budget
+
+    xs = sp.symbols("x0:600")
+    e = sp.Add(*[V(x_).diff(x_) for x_ in xs])
+    calls = []
+    converted = to_jets(e, {}, calls.append)
+    assert len(calls) >= 2 and set(calls) == {512}
+    assert converted == to_jets(e, {}) == to_jets_within_budget(e, {})
+
+    class Stop(Exception):
+        pass
+
+    def stop(units):
+        raise Stop
+
+    with pytest.raises(Stop):
+        to_jets(e, {}, stop)
+    with pytest.raises(Interrupted):
+        to_jets_within_budget(e, {}, time.monotonic() - 1)

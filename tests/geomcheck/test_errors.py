@@ -168,3 +168,44 @@ def test_not_closed_form_to_primitive():
 def test_form_times_form():
     with raises(errors.ExpressionError, "^"):
         M.d(q) * M.d(p)
+
+
+# --------------------------------------------------------------------------- raised elsewhere, defined here
+
+
+def test_exceptions_raised_by_other_modules_live_in_errors_and_stay_importable_where_they_were():
+    import casestudies
+    from geomcheck import linalg, report
+    from geomcheck.certify import number_field
+
+    moved = {linalg: ["SingularSystem", "EliminationTooCostly", "InconsistentSystem"],
+             report: ["ReportWriteError"], casestudies: ["UnknownCaseError"], number_field: ["NotAlgebraic"]}
+    builtin = {"SingularSystem": ValueError, "EliminationTooCostly": TimeoutError, "InconsistentSystem": ValueError,
+               "ReportWriteError": OSError, "UnknownCaseError": ValueError, "NotAlgebraic": ValueError}
+    for module, names in moved.items():
+        for name in names:
+            cls = getattr(errors, name)
+            assert getattr(module, name) is cls and name in module.__all__ and name in errors.__all__
+            assert cls.__module__ == "geomcheck.errors"
+            assert issubclass(cls, builtin[name]) and issubclass(cls, GeomcheckError)
+
+
+def test_the_moved_exceptions_keep_their_messages_and_attributes():
+    singular = errors.SingularSystem(3)
+    assert str(singular) == "no nonzero pivot for unknown 3" and singular.column == 3 and not singular.undecided
+    assert str(errors.SingularSystem(1, undecided=True)) == "no pivot decided nonzero for unknown 1"
+    costly = errors.EliminationTooCostly(2, 5)
+    assert str(costly) == "symbolic elimination passed its deadline at unknown 2 of 5" and costly.column == 2
+    inconsistent = errors.InconsistentSystem(x + 1)
+    assert str(inconsistent) == "inconsistent equation: 0 = x + 1" and inconsistent.residual == x + 1
+    with raises(errors.SingularSystem, "no nonzero pivot for unknown 0"):
+        from geomcheck.linalg import solve_sparse
+
+        solve_sparse([{0: x - x}, {0: 0}], [[1, 1]], 1)
+
+
+def test_an_unknown_case_study():
+    import casestudies
+
+    with raises(errors.UnknownCaseError, "unknown case study 'no-such-case'", "known case studies"):
+        casestudies.describe("no-such-case")

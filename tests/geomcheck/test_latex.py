@@ -123,12 +123,10 @@ def test_derivation_document():
 import pytest
 
 from geomcheck.errors import LatexCompileError
-from geomcheck.latex import compile_pdf, pdflatex_available
-
-needs_pdflatex = pytest.mark.skipif(not pdflatex_available(), reason="pdflatex not installed")
+from geomcheck.latex import compile_pdf
 
 
-@needs_pdflatex
+@pytest.mark.needs_pdflatex
 def test_compile_pdf_writes_a_pdf_of_a_certificate(tmp_path):
     import sympy
 
@@ -141,7 +139,7 @@ def test_compile_pdf_writes_a_pdf_of_a_certificate(tmp_path):
     assert sorted(x.name for x in out.parent.iterdir()) == ["c.pdf"]
 
 
-@needs_pdflatex
+@pytest.mark.needs_pdflatex
 def test_compile_pdf_failure_quotes_the_error_and_writes_nothing(tmp_path):
     source = "\\documentclass{article}\n\\begin{document}\n$\\frac{1}$ \\undefinedmacro\n\\end{document}\n"
     with pytest.raises(LatexCompileError, match="Undefined control sequence|Missing|!"):
@@ -292,16 +290,14 @@ def test_fit_to_width_breaks_sums_names_wide_terms_and_keeps_narrow_lines():
     assert fit_to_width(heading) == heading
 
 
+@pytest.mark.needs_pdflatex
 def test_fit_to_width_keeps_nested_alignments_balanced_and_within_the_margins(tmp_path):
-    import pytest
     import sympy
 
-    from geomcheck.latex import compile_pdf, fit_to_width, latex, pdflatex_available
+    from geomcheck.latex import compile_pdf, fit_to_width, latex
     from geomcheck.report import overfull_widths
     from geomcheck.report_tex import PREAMBLE
 
-    if not pdflatex_available():
-        pytest.skip("pdflatex is not installed")
     q, p, h = sympy.symbols("q p h")
     V = sympy.Function("V")
     wide = q
@@ -315,3 +311,46 @@ def test_fit_to_width_keeps_nested_alignments_balanced_and_within_the_margins(tm
     log = tmp_path / "doc.log"
     compile_pdf(PREAMBLE + "\\begin{document}\n" + fitted + "\n\\end{document}\n", tmp_path / "doc.pdf", log=log)
     assert max(overfull_widths(log.read_text(encoding="latin-1")), default=0.0) <= 20
+
+
+def test_summarize_and_in_lines_read_forms_and_fields_through_their_hooks():
+    from geomcheck.latex import in_lines, summarize
+
+    big = sum(q**k for k in range(200))
+    w = big * N.d(q) + N.d(p)
+    assert summarize(w) == r"\text{(a form with 2 components, more than 300 nodes)}"
+    assert summarize(q * N.d(p)) == gc.latex(q * N.d(p))
+    X = gc.VectorField(N, {q: big, p: 1})
+    assert summarize(X) == r"\text{(a vector field with 2 components, more than 300 nodes)}"
+    Y = gc.VectorField(N, {q: p, p: -q})
+    assert in_lines(Y, per_line=1) == r"p \, \frac{\partial}{\partial q} \\ &\quad - q \, \frac{\partial}{\partial p}"
+    # a graded component is no scalar coefficient: the field is printed whole
+    G = gc.Chart("x xi", degrees=[0, 1])
+    x, xi = G.coords
+    Q = gc.VectorField(G, {x: xi, xi: x * xi})
+    assert in_lines(Q, per_line=1) == gc.latex(Q)
+
+
+def test_latex_prints_any_object_with_the_printing_hooks():
+    """latex.py imports no class it prints: an object of a class it has never seen prints
+    through the same hooks as a Form."""
+    from geomcheck.latex import in_lines, summarize
+
+    class Pair:
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+
+        def _latex(self, printer=None):
+            return "pair"
+
+        def _latex_coefficients(self):
+            return "pair", [self.a, self.b]
+
+        def _latex_terms(self):
+            return [(self.a, "e_1"), (self.b, "e_2")]
+
+    assert gc.latex(Pair(q, p)) == "pair"
+    assert in_lines(Pair(q, -p)) == r"q \, e_1 - p \, e_2"
+    assert summarize(Pair(q, p)) == "pair"
+    assert summarize(Pair(q, sum(q**k for k in range(200)))) == (
+        r"\text{(a pair with 2 components, more than 300 nodes)}")

@@ -11,7 +11,7 @@ import sympy
 import pytest
 
 import geomcheck as gc
-from geomcheck.latex import compile_pdf, pdflatex_available
+from geomcheck.latex import compile_pdf
 import integrators as ig
 from geomcheck import linalg, maps
 from geomcheck.certify import order as order_module
@@ -277,7 +277,7 @@ def test_taylor_mode_agrees_with_repeated_differentiation():
     assert decide_all_zero(residual).is_zero is True
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex is not installed")
+@pytest.mark.needs_pdflatex
 def test_implicit_derivative_derivations_compile(tmp_path):
     M, phi = _midpoint_1dof("implicit")
     w = M.d(M.coords[0]) ^ M.d(M.coords[1])

@@ -240,9 +240,8 @@ def test_findings_are_listed_by_kind_with_their_tests_and_do_not_fail_the_report
 # --------------------------------------------------------------------------- the page 1 verdict, PDF and HTML
 
 
+@pytest.mark.needs_pdflatex
 def test_the_pdf_opens_with_the_verdict_and_fits_its_margins(small, tmp_path):
-    if not pdflatex_available():
-        pytest.skip("pdflatex is not installed (Debian: texlive-latex-base texlive-latex-recommended)")
     out = tmp_path / "rep"
     assert main(["report", "--out", str(out)]) == 0
     tex = (out / "report.tex").read_text()
@@ -439,11 +438,10 @@ def test_a_case_study_refuses_an_unusable_figure_directory_before_running(tmp_pa
     assert ran == []
 
 
+@pytest.mark.needs_pdflatex
 def test_every_theorem_derivation_fits_the_page(tmp_path):
     """The papers' theorems as the report typesets them (the catalog's are checked in
     tests/integrators/test_catalog_latex.py): within the margins."""
-    if not pdflatex_available():
-        pytest.skip("pdflatex is not installed")
     from geomcheck.latex import compile_pdf, fit_to_width, tex_text
     from geomcheck.report_tex import PREAMBLE
     from geomcheck.structures.showcase import showcase

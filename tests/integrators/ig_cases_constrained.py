@@ -3,7 +3,7 @@
 GENERIC: a particle on the circle ``x^2 + y^2 = l^2`` in the plane with ``V(x, y)`` undefined
 (``l`` a symbol), with the rational parametrization of its constraint manifold
 ``x = l (1 - u^2)/(1 + u^2), y = 2 l u/(1 + u^2), p = w (-2u, 1 - u^2)/(1 + u^2)``
-(:func:`integrators.constrained.planar_pendulum`).
+(:func:`integrators.systems.constrained.planar_pendulum`).
 CONCRETE: the planar pendulum in Cartesian coordinates, ``H = (p_x^2 + p_y^2)/2 + y``,
 ``x^2 + y^2 = 1`` (unit mass, length and gravity).
 INITIAL: three states exactly on the constraint manifold with dyadic coordinates (the
@@ -19,7 +19,7 @@ import random
 import mpmath
 import sympy as sp
 
-from integrators.constrained import planar_pendulum
+from integrators.systems import planar_pendulum
 
 x, y, px, py, l = sp.symbols("x y p_x p_y l")
 u, w = sp.symbols("u w")

@@ -12,7 +12,7 @@ INITIAL: three states on the invariant set ``c = 0`` (equal contact velocities `
 import mpmath
 import sympy as sp
 
-from integrators.coupled_natural import oscillator_touching_chain
+from integrators.systems import oscillator_touching_chain
 
 GENERIC = oscillator_touching_chain(generic=True)
 CONCRETE = oscillator_touching_chain()

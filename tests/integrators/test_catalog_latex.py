@@ -3,10 +3,10 @@
 import pytest
 
 import integrators as ig
-from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.latex import compile_pdf, document
 from integrators.examples import default_example_for
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex not installed")
+@pytest.mark.needs_pdflatex
 def test_all_catalog_certificates_compile_in_one_document(tmp_path):
     parts = []
     for name in ig.list_schemes():

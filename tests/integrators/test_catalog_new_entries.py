@@ -12,7 +12,7 @@ import geomcheck as gc
 import integrators as ig
 from geomcheck.certify import compositions
 from geomcheck.errors import CompositionCoefficientError
-from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.latex import compile_pdf, document
 from integrators.errors import SchemeNotApplicableError
 from integrators.schemes.refined_composition import RefinedComposition
 from ig_cases import GENERIC, GENERIC_CONTACT, GENERIC_CONTACT_QUADRATIC, GENERIC_CONTACT_TIME
@@ -119,7 +119,7 @@ def test_refined_composition_refuses_floats_and_short_floats():
         RefinedComposition(sv, [sp.Float(1, 60), sp.Float(0, 60)])
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex not installed")
+@pytest.mark.needs_pdflatex
 def test_certificates_of_the_new_entries_compile(tmp_path):
     parts = []
     for name, system in [("feng-kang-4", GENERIC), ("contact-herglotz-2", GENERIC_CONTACT_QUADRATIC),

@@ -12,8 +12,8 @@ import integrators as ig
 from geomcheck.caches import Memo
 from geomcheck.errors import InvalidArgumentError, ShapeError
 from integrators import compiled
-from integrators.compiled import (CompiledPathWarning, CompilerUnavailableError, c_source, compile_step,
-                                  integrate_compiled)
+from integrators.compiled import CompiledPathWarning, CompilerUnavailableError, c_source, compile_step
+from integrators.integrate import integrate_compiled
 from integrators.errors import NotLowerableError
 
 HAVE_CC = compiled.find_compiler() is not None

@@ -6,7 +6,7 @@ import sympy as sp
 
 import geomcheck as gc
 import integrators as ig
-from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.latex import compile_pdf, document
 from geomcheck.structures import discrete_dirac_scheme
 from geomcheck.zero import Relation, decide_all_zero, decide_zero
 from integrators.errors import InconsistentStateError, SchemeNotApplicableError, SystemDefinitionError
@@ -158,7 +158,7 @@ def test_discrete_dirac_order_certificate_uses_the_projection():
     assert equivalence.holds is True and "invariant under p -> p + G^T c" in equivalence.method
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex not installed")
+@pytest.mark.needs_pdflatex
 def test_discrete_dirac_derivations_compile(tmp_path):
     cert = ig.scheme("discrete-dirac").certify(GENERIC)["order"]
     _, equivalence = ig.scheme("discrete-dirac").regular_form(GENERIC)

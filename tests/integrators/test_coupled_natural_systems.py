@@ -8,9 +8,9 @@ import sympy as sp
 
 import geomcheck as gc
 import integrators as ig
-from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.latex import compile_pdf, document
 from geomcheck.structures import couple, natural_system, wave_beam_system
-from integrators.coupled_natural import certify_forced_form, oscillator_touching_chain
+from integrators.systems import certify_forced_form, oscillator_touching_chain
 from integrators.errors import (NewtonConvergenceError, NotLowerableError, SchemeNotApplicableError,
                                 SystemDefinitionError)
 from integrators.forced import evaluate_along
@@ -233,7 +233,7 @@ def test_bad_input():
         ig.CoupledNaturalSystem(s.natural, parameters={m: "heavy"})
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex not installed")
+@pytest.mark.needs_pdflatex
 def test_derivations_compile(tmp_path):
     s = oscillator_touching_chain(generic=True)
     certs = ig.scheme("coupled-avf").certify(s)

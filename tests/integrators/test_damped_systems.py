@@ -16,15 +16,15 @@ import pytest
 import sympy as sp
 
 import geomcheck as gc
-from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.latex import compile_pdf, document
 import integrators as ig
 from geomcheck.calculus import diff
 from geomcheck.zero import decide_zero
-from integrators.damped import DampedHamiltonianSystem
+from integrators.systems import DampedHamiltonianSystem
 from integrators.errors import DampingError, SchemeNotApplicableError, SystemDefinitionError
 from integrators.forced import ForcedHamiltonianSystem
 from integrators.lower import lower, lower_expressions
-from integrators.schemes.conformal_splitting import certify_conformal_factor
+from integrators.schemes.conformal_splitting import ConformalSplitting, ConformalSymplecticEuler, certify_conformal_factor
 from integrators.stability import StepSizeError, stability_interval
 
 q, p, gamma, h = sp.symbols("q p gamma h")
@@ -107,6 +107,33 @@ def test_splitting_is_symmetric_and_euler_variant_is_not():
     s = DampedHamiltonianSystem(p**2 / 2 + V(q), q, p, damping=gamma)
     assert gc.certify_symmetric(ig.scheme("conformal-splitting-2").step_map(s), h).holds is True
     assert gc.certify_symmetric(ig.scheme("conformal-symplectic-euler").step_map(s), h).holds is False
+
+
+def test_the_splittings_are_built_around_the_catalogs_hamiltonian_steps():
+    """The catalog gives each splitting its own Hamiltonian step; built alone, the same steps by default."""
+    for name, cls, step in [("conformal-splitting-2", ConformalSplitting, "stormer-verlet"),
+                            ("conformal-symplectic-euler", ConformalSymplecticEuler, "symplectic-euler-b")]:
+        assert ig.scheme(name).hamiltonian_step is ig.scheme(step)
+        alone = cls()
+        assert alone == ig.scheme(name) and hash(alone) == hash(ig.scheme(name))
+        assert alone.hamiltonian_step is not ig.scheme(step) and alone.hamiltonian_step == ig.scheme(step)
+        assert alone.step_map(PENDULUM) == ig.scheme(name).step_map(PENDULUM)
+    # another symmetric symplectic step of order 2 gives another splitting, certified the same way
+    position = ConformalSplitting(ig.scheme("stormer-verlet-position"))
+    assert position != ig.scheme("conformal-splitting-2")
+    s = DampedHamiltonianSystem(p**2 / 2 + V(q), q, p, damping=gamma)
+    assert all(c.holds is True for c in position.certify(s).values())
+
+
+def test_a_splitting_refuses_a_hamiltonian_step_without_its_order_or_structure():
+    with pytest.raises(ValueError, match="symmetric and symplectic of order >= 2"):
+        ConformalSplitting(ig.scheme("symplectic-euler-b"))          # not symmetric, order 1
+    with pytest.raises(ValueError, match="symplectic of order >= 1"):
+        ConformalSymplecticEuler(ig.scheme("explicit-euler"))        # not symplectic
+    with pytest.raises(TypeError, match="must be a Scheme"):
+        ConformalSplitting("stormer-verlet")
+    with pytest.raises(SchemeNotApplicableError, match="implicit"):   # composed by substitution: explicit only
+        ConformalSplitting(ig.scheme("gauss-legendre-4")).step_map(PENDULUM)
 
 
 def _naive_verlet(system, current_momentum):
@@ -341,7 +368,7 @@ def test_bad_damping_value_and_bad_coordinates():
 # ----------------------------------------------------------------------------- LaTeX
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex is not installed")
+@pytest.mark.needs_pdflatex
 def test_derivations_compile(tmp_path):
     s = DampedHamiltonianSystem(p**2 / 2 + V(q), q, p, damping=gamma)
     c1 = s.certify_conformal()

@@ -8,7 +8,7 @@ import pytest
 import sympy as sp
 
 import integrators as ig
-from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.latex import compile_pdf, document
 from integrators.errors import SchemeNotApplicableError
 from integrators.lower import lower, lower_expressions
 from integrators.schemes.discrete_gradient import DiscreteGradientScheme, avf_closed_form, discrete_gradient
@@ -286,7 +286,7 @@ def test_piecewise_lowers_on_batched_arrays():
         assert Km.kernel(Km.scalars(mpmath.mpf("0.5")), mpmath.mpf(1))[0] == 1 + mpmath.mpf("0.5") / 3
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex not installed")
+@pytest.mark.needs_pdflatex
 def test_certificates_typeset(tmp_path):
     generic = ig.HamiltonianSystem(p**2 / 2 + V(q), q, p)
     certs = ig.scheme("gonzalez").certify(generic)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import sympy
 
-from geomcheck.latex import compile_pdf, pdflatex_available
+from geomcheck.latex import compile_pdf
 import integrators as ig
 from geomcheck.errors import InvalidArgumentError, ShapeError, SubsystemShapeError
 from geomcheck.structures import CoupledSystem, Subsystem, beam_two_mass
@@ -146,7 +146,7 @@ def test_a_submanifold_the_step_does_not_keep_is_caught(beam11):
     assert r.invariance.holds is False
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex not installed")
+@pytest.mark.needs_pdflatex
 def test_step_on_submanifold_derivation_compiles(tmp_path, beam11):
     B, S = beam11
     r = certify_step_on_submanifold(ig.scheme("stormer-verlet").step_map(S), S.omega, B.submanifold,

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import sympy
+from sympy.core.function import AppliedUndef
 
 import integrators as ig
 from geomcheck.structures import beam_two_mass
@@ -236,3 +237,139 @@ def test_a_stencil_with_a_sign_flip_at_a_boundary_node_is_refused(n_b):
     assert exc.component == system.p[0] and str(exc.component) == "v1" and "v1'" in str(exc)
     u1 = exc.point[0]
     assert abs((exc.kernel_value - exc.symbolic_value) - (-2 * u1 / dx4)) <= 1e-9 * abs(2 * u1 / dx4)
+
+
+# ------------------------------------------------------------------------ the scheme's own step map, kernel calls
+
+
+x, y, px, py = sympy.symbols("x y p_x p_y")
+EPS = np.finfo(float).eps
+
+
+def henon_heiles():
+    return ig.HamiltonianSystem((px**2 + py**2) / 2 + (x**2 + y**2) / 2 + x**2 * y - y**3 / 3, [x, y], [px, py])
+
+
+def henon_heiles_kernel(Y, params):
+    X, Yy, PX, PY = Y.T
+    return np.stack([PX, PY, -2 * X * Yy - X, -X * X + Yy * Yy - Yy], axis=1)
+
+
+class CountingKernel:
+    """A kernel that counts its calls (with_kernel's own check calls it too: reset before counting)."""
+
+    def __init__(self, function):
+        self.function, self.calls = function, 0
+
+    def __call__(self, Y, params):
+        self.calls += 1
+        return self.function(Y, params)
+
+
+def bounded_states(batch, seed):
+    """States of Henon-Heiles below the escape energy 1/6: every step stays in the bounded region."""
+    return 0.1 * np.random.default_rng(seed).standard_normal((batch, 4))
+
+
+half = sympy.Rational(1, 2)
+HEUN = ig.RungeKutta([[0, 0], [1, 0]], [half, half], name="heun")
+#: a stage at the same point as the first (c_2 = 0): the same call
+REPEATED_POINT = ig.RungeKutta([[0, 0, 0], [0, 0, 0], [1, 0, 0]], [half, 0, half], name="repeated-point")
+#: a stage nothing reads (b_2 = 0, nothing after it): no call
+DEAD_STAGE = ig.RungeKutta([[0, 0], [1, 0]], [1, 0], name="dead-stage")
+
+
+@pytest.mark.parametrize("scheme, calls_per_step", [
+    ("explicit-euler", 1), (HEUN, 2), ("rk4", 4), (REPEATED_POINT, 2), (DEAD_STAGE, 1),
+    # Verlet: the force at q, the velocity at the half-step momenta, the force at the new positions
+    ("stormer-verlet", 3), ("stormer-verlet-position", 3),
+    ("yoshida-4", 9),                                    # three Verlet stages
+])
+def test_the_kernel_is_called_once_per_stage_of_the_step_map(scheme, calls_per_step):
+    counting = CountingKernel(henon_heiles_kernel)
+    fast = with_kernel(henon_heiles(), counting)
+    bound = kernel_step(scheme, fast).bind([0.05])
+    Y = bounded_states(3, 0)
+    counting.calls = 0
+    for _ in range(5):
+        Y = bound.step_array(Y)
+    assert counting.calls == 5 * calls_per_step
+
+
+def test_each_call_gets_the_whole_state_of_its_stage():
+    seen = []
+
+    def recording(Y, params):
+        seen.append(Y.copy())
+        return henon_heiles_kernel(Y, params)
+
+    fast = with_kernel(henon_heiles(), recording)
+    Y = bounded_states(2, 1)
+    seen.clear()
+    kernel_step("rk4", fast).bind([0.1]).step_array(Y)
+    assert [s.shape for s in seen] == [(2, 4)] * 4
+    k1 = henon_heiles_kernel(Y, {})
+    assert np.array_equal(seen[0], Y) and np.allclose(seen[1], Y + 0.05 * k1, rtol=0, atol=4 * EPS)
+    seen.clear()
+    # velocity Verlet: the drift's point has the state's positions and the half-step momenta
+    kernel_step("stormer-verlet", fast).bind([0.1]).step_array(Y)
+    assert len(seen) == 3 and np.array_equal(seen[1][:, :2], Y[:, :2])
+    assert np.array_equal(seen[1][:, 2:], Y[:, 2:] + 0.05 * k1[:, 2:])
+
+
+@pytest.mark.parametrize("name", ["rk4", "yoshida-4", "stormer-verlet", "stormer-verlet-position"])
+def test_a_kernel_step_on_henon_heiles_equals_the_symbolic_step_to_rounding(name):
+    s = henon_heiles()
+    fast = with_kernel(s, henon_heiles_kernel)
+    Y = bounded_states(200, 2)
+    ours = kernel_step(name, fast).bind([0.05]).step_array(Y)
+    theirs = lower_scheme(name, s).bind([0.05]).step_array(Y)
+    assert np.abs(ours - theirs).max() <= 4 * EPS * np.abs(theirs).max()
+    # and a run: integrate with the kernel against integrate with the generated step
+    a = ig.integrate(fast, name, Y[:20], dt=0.05, steps=10, use_kernel=True).y
+    b = ig.integrate(s, name, Y[:20], dt=0.05, steps=10).y
+    assert np.abs(a - b).max() <= 8 * EPS * np.abs(b).max()
+
+
+@pytest.mark.parametrize("name", ["rk4", "stormer-verlet", "stormer-verlet-position"])
+def test_the_kernel_step_is_the_schemes_own_map_with_the_field_left_open(name):
+    s = henon_heiles()
+    step = kernel_step(name, with_kernel(s, henon_heiles_kernel))
+    (stage,) = step.stages
+    generic = stage.map
+    assert generic.source.coords == s.coords
+    assert all(e.atoms(AppliedUndef) for e in generic.exprs)
+    assert not any(e.has(x * y) for e in generic.exprs)             # no trace of this system's field
+    # putting the field in gives the scheme's step map on the system, expression for expression;
+    # a component of the separable generic field (Verlet's) reads only the other half of the state
+    field = s.vector_field
+
+    def component(call):
+        c = next(c for c in s.coords if call.func.__name__ == f"F_{c.name}")
+        reads = s.coords if len(call.args) == s.dim else (s.p if c in s.q else s.q)
+        return field.component(c).xreplace(dict(zip(reads, call.args)))
+
+    filled = [e.replace(lambda e: isinstance(e, AppliedUndef), component) for e in generic.exprs]
+    symbolic = ig.scheme(name).step_map(s).exprs
+    assert all(sympy.expand(a - b) == 0 for a, b in zip(filled, symbolic))
+
+
+def test_a_composition_runs_the_one_base_map_at_its_factors():
+    step = kernel_step("yoshida-4", with_kernel(henon_heiles(), henon_heiles_kernel))
+    assert len(step.stages) == 3 and len({id(L) for L in step.lowered}) == 1
+    assert [st.factor for st in step.stages] == [st.factor for st in ig.scheme("yoshida-4").stages(henon_heiles())]
+
+
+def test_a_planted_sign_error_is_caught_by_check_kernel():
+    def wrong_sign(Y, params):
+        out = henon_heiles_kernel(Y, params)
+        out[:, 3] = -Y[:, 0]**2 - Y[:, 1]**2 - Y[:, 1]          # -x^2 - y^2 - y: the sign of y^2 flipped
+        return out
+
+    s = henon_heiles()
+    report = check_kernel(s, wrong_sign)
+    assert report.deviations[py] > 0.1 and max(report.deviations[c] for c in (x, y, px)) == 0.0
+    assert not report.passed()
+    with pytest.raises(KernelMismatchError) as info:
+        with_kernel(s, wrong_sign)
+    assert info.value.component == py and "p_y'" in str(info.value)

@@ -6,11 +6,13 @@ import sympy as sp
 
 import integrators as ig
 from geomcheck.errors import NotSkewError, PortHamiltonianError, PortHamiltonianShapeError
-from geomcheck.latex import compile_pdf, document, pdflatex_available
-from geomcheck.structures import PortHamiltonianSystem as StructurePH, oscillator_van_der_pol
+from geomcheck.latex import compile_pdf, document
+from casestudies.salnikov2019_van_der_pol import oscillator_van_der_pol
+from geomcheck.structures import PortHamiltonianSystem as StructurePH
 from integrators.errors import SchemeNotApplicableError, SystemDefinitionError
 from integrators.lower import lower_expressions
-from integrators.port_hamiltonian import PortHamiltonianDiscreteGradient, PortHamiltonianSystem
+from integrators.schemes.port_hamiltonian import PortHamiltonianDiscreteGradient
+from integrators.systems import PortHamiltonianSystem
 
 from ig_cases_port_hamiltonian import CONCRETE, GENERIC
 
@@ -56,6 +58,23 @@ def test_system_exposes_chart_field_energy_and_balance_terms():
                                       u=[sp.cos(t) * q], parameters={c: sp.Rational(1, 10)})
     assert isinstance(S.structure, StructurePH)
     assert PortHamiltonianSystem(J2, None, p**2 / 2 + q**2 / 2, [q, p]).time is None
+
+
+def test_the_runnable_system_is_its_structure_closed_by_the_inputs():
+    """One definition: the structure is kept, and its field with the inputs substituted is the system's."""
+    u = sp.Symbol("u")
+    structure = StructurePH(J2, [[0, 0], [0, c]], [[0], [1]], p**2 / 2 + V(q), [q, p], [u])
+    S = PortHamiltonianSystem.from_structure(structure, {u: sp.cos(t) * q})
+    assert S.structure is structure and S.input_symbols == (u,) and S.time == t
+    for x, F in zip(structure.x, structure.vector_field):
+        assert sp.expand(S.vector_field.component(x) - F.subs(u, sp.cos(t) * q)) == 0
+    built = PortHamiltonianSystem(J2, [[0, 0], [0, c]], p**2 / 2 + V(q), [q, p], g=[[0], [1]], u=[sp.cos(t) * q])
+    assert built == S and all(built.vector_field.component(x) == S.vector_field.component(x) for x in (q, p))
+    assert built.structure.J == structure.J and built.structure.R == structure.R and built.structure.H == structure.H
+    with pytest.raises(SystemDefinitionError, match="expects a geomcheck.structures.PortHamiltonianSystem"):
+        PortHamiltonianSystem.from_structure(S)
+    with pytest.raises(SystemDefinitionError, match="no value for the input"):
+        PortHamiltonianSystem.from_structure(structure, {c: 1})
 
 
 def test_bad_input_is_named():
@@ -180,7 +199,7 @@ def test_oscillator_coupled_to_van_der_pol_of_salnikov_and_hamdouni():
     assert np.all(np.isfinite(sol.y))
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex not installed")
+@pytest.mark.needs_pdflatex
 def test_energy_balance_certificate_typesets(tmp_path):
     cert = ig.scheme(NAME).certify(GENERIC, ["energy-balance"])["energy-balance"]
     compile_pdf(document(cert.latex()), str(tmp_path / "ph.pdf"))

@@ -17,7 +17,8 @@ import sympy as sp
 import geomcheck as gc
 import integrators as ig
 from geomcheck.certify import compositions
-from integrators.compiled import find_compiler, integrate_compiled
+from integrators.compiled import find_compiler
+from integrators.integrate import integrate_compiled
 from integrators.linear import step_matrix
 from integrators.lower import lower
 from integrators.schemes.contact_time_splitting import TimeDependentContactSplitting

@@ -17,7 +17,7 @@ import geomcheck as gc
 import integrators as ig
 from geomcheck.certify.implicit_tex import ImplicitTypesetting
 from geomcheck.errors import ImplicitMapError
-from geomcheck.latex import compile_pdf, document, math_width, pdflatex_available
+from geomcheck.latex import compile_pdf, document, math_width
 from geomcheck.linalg import SingularSystem, solve_by_determinant
 from geomcheck.zero import canonical_jets
 
@@ -206,7 +206,7 @@ def test_numerators_that_vanish_only_on_the_solutions_are_reduced_by_the_equatio
         assert num != 0 and k == 0 and T.on_solutions(num)[0] == 0
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex not installed")
+@pytest.mark.needs_pdflatex
 def test_the_midpoint_derivation_compiles_within_the_margins(catalog_midpoint, tmp_path):
     from geomcheck.report import overfull_widths
 
@@ -222,7 +222,7 @@ def test_the_midpoint_derivation_compiles_within_the_margins(catalog_midpoint, t
 
 
 def test_a_matrix_is_as_wide_as_its_columns_and_sums_of_fractions_break():
-    from geomcheck.latex import _top_level_breaks
+    from geomcheck.latex import top_level_breaks as _top_level_breaks
 
     m = r"\begin{pmatrix}abcdef & x \\ y & abcdefgh\end{pmatrix}"
     assert math_width(m) == pytest.approx(6 + 8 + 2 + 2)

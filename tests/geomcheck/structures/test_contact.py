@@ -31,7 +31,6 @@ from geomcheck.structures import (
     separable_contact_flows,
     standard_contact_form,
 )
-from geomcheck.latex import pdflatex_available
 from geomcheck.zero import decide_all_zero, decide_zero
 
 t, C, h, alpha = sympy.symbols("t C h alpha")
@@ -344,7 +343,7 @@ def test_splitting_S2_is_contact_with_factor_exp_minus_Ch():
 # --------------------------------------------------------------------------- derivations
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex is not installed")
+@pytest.mark.needs_pdflatex
 def test_contact_derivations_compile(tmp_path):
     from geomcheck.latex import compile_pdf, document
 

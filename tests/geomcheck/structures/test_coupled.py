@@ -6,7 +6,7 @@ import sympy
 
 import geomcheck as gc
 from geomcheck import errors
-from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.latex import compile_pdf, document
 from geomcheck.structures import (
     CoupledSystem,
     Subsystem,
@@ -310,7 +310,7 @@ def test_bad_grid_size_and_parameter_name():
 # --------------------------------------------------------------------------- typesetting
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex not installed")
+@pytest.mark.needs_pdflatex
 def test_derivations_compile(tmp_path):
     lemma = coupled_lie_derivative(generic_coupled_system((1, 1)))
     r = beam_symplecticity(n_x=11, n_b=3)

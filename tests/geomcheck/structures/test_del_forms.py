@@ -8,7 +8,7 @@ import sympy as sp
 import geomcheck as gc
 from geomcheck.certify.families import radau_iia
 from geomcheck.errors import ArityError, ExpressionError, ShapeError
-from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.latex import compile_pdf, document
 from geomcheck.structures import (
     certify_del_condition,
     certify_del_identity,
@@ -337,7 +337,7 @@ def test_scheme_maps_bad_input():
         certify_scheme_del(midpoint_map(None, q, p, h))
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex is not installed")
+@pytest.mark.needs_pdflatex
 def test_derivations_compile(tmp_path):
     F = midpoint_lagrangian()
     parts = [F.latex(), certify_del_condition(F).latex(), certify_del_symplectic(F).latex(),

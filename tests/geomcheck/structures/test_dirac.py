@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import geomcheck as gc
 from geomcheck import errors
 from geomcheck import strategies as gst
-from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.latex import compile_pdf, document
 from geomcheck.structures import (
     AlmostDiracStructure,
     almost_dirac_structure,
@@ -275,7 +275,7 @@ def test_bad_sections():
 # --------------------------------------------------------------------------- LaTeX
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex is not installed")
+@pytest.mark.needs_pdflatex
 def test_derivations_compile(tmp_path):
     L = graph_of_bivector([[0, z, 0], [-z, 0, y], [0, -y, 0]], M3)
     parts = [L.certify_isotropic().latex(), L.certify_maximal_rank().latex(), L.certify_integrable().latex(),

@@ -5,7 +5,6 @@ import sympy
 
 import geomcheck as gc
 from geomcheck.errors import ArityError, ExpressionError, ImplicitMapError, SubsystemShapeError
-from geomcheck.latex import pdflatex_available
 from geomcheck.structures import (
     contact_hamiltonian_field,
     darboux_coordinates,
@@ -265,7 +264,7 @@ def test_wrong_arity_is_refused():
 # --------------------------------------------------------------------------- derivations
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex is not installed")
+@pytest.mark.needs_pdflatex
 def test_herglotz_derivations_compile(tmp_path):
     from geomcheck.latex import compile_pdf, document
 

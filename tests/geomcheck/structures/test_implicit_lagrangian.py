@@ -6,7 +6,7 @@ import pytest
 import sympy
 
 import geomcheck as gc
-from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.latex import compile_pdf, document
 from geomcheck.errors import ChartMismatchError, ConstraintError, InvalidArgumentError
 from geomcheck.linalg import solve_sparse
 from geomcheck.structures import (
@@ -377,7 +377,7 @@ def test_derivations_mention_the_paper_steps():
     assert "auxiliary" in sch.latex()
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex is not installed")
+@pytest.mark.needs_pdflatex
 def test_derivations_compile(tmp_path):
     s, _ = generic(2, 1)
     parts = [s.dirac_structure().latex(), s.equations().derivation.latex(), discrete_dirac_scheme(s).derivation.latex(),

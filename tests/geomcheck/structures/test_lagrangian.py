@@ -6,7 +6,7 @@ import pytest
 import sympy as sp
 
 import geomcheck as gc
-from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.latex import compile_pdf, document
 from geomcheck.errors import ExpressionError, ShapeError
 from geomcheck.structures import (
     certify_el_condition,
@@ -145,7 +145,7 @@ def test_bad_input():
         certify_el_identity(hamiltonian_el_forms(None, q1, sp.Symbol("p1")))
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex is not installed")
+@pytest.mark.needs_pdflatex
 def test_derivations_compile(tmp_path):
     F = euler_lagrange_forms(*magnetic_lagrangian())
     body = "\n".join([F.latex(), certify_el_identity(F).latex(), certify_el_condition(F).latex(),

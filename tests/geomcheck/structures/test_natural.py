@@ -4,7 +4,7 @@ import pytest
 import sympy
 
 import geomcheck
-from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.latex import compile_pdf, document
 from geomcheck.certify.discrete_gradients import (
     avf_gradient,
     gonzalez_gradient,
@@ -390,7 +390,7 @@ def test_discrete_gradient_of_wrong_length():
 # --------------------------------------------------------------------------- typesetting
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex is not installed")
+@pytest.mark.needs_pdflatex
 def test_derivations_compile(tmp_path):
     s = wave_beam_system(5, damping=(g1, g2))
     sch = discrete_gradient_scheme(_ode_pair(2, 2, 0, 1), generic_discrete_gradient)

@@ -6,17 +6,16 @@ import itertools
 import pytest
 import sympy as sp
 
+from casestudies.salnikov2019_van_der_pol import oscillator_van_der_pol, printed_q_structure, q_as_printed_with_brackets
 import geomcheck as gc
 from geomcheck import errors
-from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.latex import compile_pdf, document
 from geomcheck.structures import (
     PortHamiltonianSystem,
     first_order_system,
-    oscillator_van_der_pol,
     port_form,
     port_hamiltonian_forms,
     port_q_structure,
-    printed_q_structure,
     quadratic_energy_forms,
 )
 from geomcheck.zero import decide_all_zero, decide_zero
@@ -416,8 +415,6 @@ def test_printed_q_literal_and_bracketed_readings(vdp):
     assert linear[0][1] == -1 and linear[2][3] == -1 and linear[1][0] == 1 and linear[1][4] == -m * Om**2 * X[2]
 
     # the same with geomcheck: literal reading differs in exactly three components, bracketed reading agrees
-    from casestudies.salnikov2019_van_der_pol import q_as_printed_with_brackets
-
     Q = vdp.q_structure.field
     printed = printed_q_structure(vdp)
     T = Q.chart
@@ -488,7 +485,7 @@ def test_q_homological_exactly_when_the_obstruction_vanishes(vdp):
 # --------------------------------------------------------------------------- LaTeX
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex is not installed")
+@pytest.mark.needs_pdflatex
 def test_derivations_compile(vdp, tmp_path):
     parts = [vdp.latex(), vdp.quadratic_forms.latex(),
              quadratic_energy_forms([p, -k * q - c * p], [q, p]).latex(),

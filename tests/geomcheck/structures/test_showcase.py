@@ -2,8 +2,7 @@
 
 import pytest
 
-from geomcheck.certify.certificate import _tex_text
-from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.latex import compile_pdf, document, pdflatex_available, tex_text
 from geomcheck.structures.showcase import showcase
 
 
@@ -11,7 +10,7 @@ def test_every_showcase_item_comes_out_as_the_papers_theorems_say(tmp_path):
     items = [(title, build()) for title, build in showcase()]
     bad = [(title, item.holds) for title, item in items if item.holds is not True]
     assert not bad
-    body = "\n".join(r"\section*{" + _tex_text(title) + "}\n" + item.latex() for title, item in items)
+    body = "\n".join(r"\section*{" + tex_text(title) + "}\n" + item.latex() for title, item in items)
     # several derivations from every paper in one document
     assert body.count(r"\paragraph{") >= 20
     if pdflatex_available():
@@ -19,7 +18,7 @@ def test_every_showcase_item_comes_out_as_the_papers_theorems_say(tmp_path):
         assert pdf.read_bytes().startswith(b"%PDF")
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex not installed")
+@pytest.mark.needs_pdflatex
 def test_a_broken_derivation_is_reported_not_hidden(tmp_path):
     from geomcheck.errors import LatexCompileError
     from geomcheck.latex import Derivation

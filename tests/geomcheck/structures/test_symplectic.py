@@ -5,7 +5,7 @@ import sympy
 
 import geomcheck as gc
 from geomcheck import errors
-from geomcheck.latex import compile_pdf, document, pdflatex_available
+from geomcheck.latex import compile_pdf, document
 from geomcheck.structures import (
     canonical_symplectic_form,
     certify_symplectic_vector_field,
@@ -193,7 +193,7 @@ def test_symplectic_field_that_is_not_written_as_hamiltonian():
     assert c.holds is True and c.witness == q * p
 
 
-@pytest.mark.skipif(not pdflatex_available(), reason="pdflatex not installed")
+@pytest.mark.needs_pdflatex
 def test_derivations_compile(tmp_path):
     M, q, p = blocks(1)
     w = canonical_symplectic_form(q, p, M)

@@ -52,8 +52,8 @@ from geomcheck.latex import expression_size
 from geomcheck.linalg import SingularSystem, solve_sparse
 from geomcheck.zero import decide_all_zero, decide_zero
 
-from .errors import InconsistentStateError, SystemDefinitionError
-from .systems import CanonicalSystem, _expression, _parameters, _symbols
+from ..errors import InconsistentStateError, SystemDefinitionError
+from .base import CanonicalSystem, checked_expression, checked_symbols, constant_parameters
 
 __all__ = ["ConstrainedHamiltonianSystem", "planar_pendulum"]
 
@@ -115,8 +115,8 @@ class ConstrainedHamiltonianSystem(CanonicalSystem):
                  p: sympy.Symbol | str | Iterable[sympy.Symbol], constraints: sympy.Expr | Iterable[sympy.Expr],
                  parameters: Mapping | None = None, parametrization: tuple[gc.Chart, gc.Map] | None = None):
         owner = "ConstrainedHamiltonianSystem"
-        self.q = _symbols(q, "q", owner)
-        self.p = _symbols(p, "p", owner)
+        self.q = checked_symbols(q, "q", owner)
+        self.p = checked_symbols(p, "p", owner)
         n = len(self.q)
         if not n or n != len(self.p):
             raise SystemDefinitionError(
@@ -125,13 +125,13 @@ class ConstrainedHamiltonianSystem(CanonicalSystem):
         coords = self.q + self.p
         if len(set(coords)) != len(coords):
             raise SystemDefinitionError(f"{owner}: the coordinates {list(coords)} are not distinct")
-        self.H = _expression(H, owner)
+        self.H = checked_expression(H, owner)
         self.chart = gc.Chart(list(coords))
         M = self.chart
         self.constraints = self._check_constraints(constraints, owner)
         m = len(self.constraints)
         everything = sympy.Tuple(self.H, *self.constraints)
-        self._parameters, self._values = _parameters(everything, coords, None, parameters, owner)
+        self._parameters, self._values = constant_parameters(everything, coords, None, parameters, owner)
         omega = M.d(self.q[0]) ^ M.d(self.p[0])
         for qi, pi in zip(self.q[1:], self.p[1:]):
             omega = omega + (M.d(qi) ^ M.d(pi))
@@ -178,7 +178,7 @@ class ConstrainedHamiltonianSystem(CanonicalSystem):
         qs, ps = set(self.q), set(self.p)
         for a, g in enumerate(constraints):
             try:
-                e = _expression(g, owner)
+                e = checked_expression(g, owner)
             except gc.errors.ExpressionError:
                 raise SystemDefinitionError(f"{owner}: constraint g_{a + 1} = {g!r} is not a scalar sympy expression")\
                     from None
@@ -253,7 +253,7 @@ class ConstrainedHamiltonianSystem(CanonicalSystem):
         from geomcheck.structures import implicit_lagrangian_system
 
         owner = "ConstrainedHamiltonianSystem.from_lagrangian"
-        q = _symbols(q, "q", owner)
+        q = checked_symbols(q, "q", owner)
         if velocities is None:
             velocities = [sympy.Symbol(f"v_{x.name}") for x in q]
         if momenta is None:
@@ -295,7 +295,7 @@ class ConstrainedHamiltonianSystem(CanonicalSystem):
         """True iff the index-reduced field has ``q'`` free of q and ``p'`` free of p (then Verlet is explicit).
 
         This is the vector-field sense that explicit partitioned schemes need (as for
-        :class:`~integrators.forced.ForcedHamiltonianSystem`); the multiplier
+        :class:`~integrators.systems.forced.ForcedHamiltonianSystem`); the multiplier
         ``lambda(q, p)`` is quadratic in p, so it is False for every nontrivial constraint.
         RATTLE needs :attr:`hamiltonian_is_separable` instead.
         """
@@ -408,7 +408,7 @@ def planar_pendulum(potential=None, length=1) -> ConstrainedHamiltonianSystem:
     Examples
     --------
     >>> import sympy
-    >>> from integrators.constrained import planar_pendulum
+    >>> from integrators.systems import planar_pendulum
     >>> x, y, l = sympy.symbols("x y l")
     >>> s = planar_pendulum(sympy.Function("V")(x, y), l)
     >>> s.constraints, s.manifold()[0]

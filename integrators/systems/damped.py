@@ -1,7 +1,7 @@
 r"""Hamiltonian systems with linear damping: ``q' = H_p``, ``p' = -H_q - gamma p``.
 
 The damping is the force ``f = -gamma p`` on the momenta, so a
-:class:`DampedHamiltonianSystem` *is* a :class:`~integrators.forced.ForcedHamiltonianSystem`
+:class:`DampedHamiltonianSystem` *is* a :class:`~integrators.systems.forced.ForcedHamiltonianSystem`
 (one definition: its vector field, form and energy are the forced system's) and every
 scheme that accepts a canonical system (implicit midpoint, Gauss-Legendre, the
 partitioned methods) applies to it unchanged.  What is special about this force is
@@ -49,9 +49,10 @@ from geomcheck.certify.certificate import Certificate
 from geomcheck.latex import Derivation
 from geomcheck.structures.symplectic import counterexample_of, show
 
-from .errors import DampingError
+from ..errors import DampingError
+from .base import STEP_SYMBOL, checked_symbols
 from .forced import ForcedHamiltonianSystem
-from .systems import STEP_SYMBOL, HamiltonianSystem, _symbols
+from .hamiltonian import HamiltonianSystem
 
 __all__ = ["DampedHamiltonianSystem"]
 
@@ -125,7 +126,7 @@ class DampedHamiltonianSystem(ForcedHamiltonianSystem):
     Examples
     --------
     >>> import sympy
-    >>> from integrators.damped import DampedHamiltonianSystem
+    >>> from integrators.systems import DampedHamiltonianSystem
     >>> q1, q2, p1, p2 = sympy.symbols("q1 q2 p1 p2")
     >>> s = DampedHamiltonianSystem((p1**2 + p2**2) / 2 + q1**2 * q2**2, [q1, q2], [p1, p2], sympy.Rational(1, 5))
     >>> s.vector_field.component(p2)
@@ -146,7 +147,7 @@ class DampedHamiltonianSystem(ForcedHamiltonianSystem):
         # the Hamiltonian part is checked (and its separability decided) by HamiltonianSystem
         undamped_values = {k: v for k, v in dict(parameters or {}).items() if k is not damping and k != damping}
         undamped = HamiltonianSystem(H, q, p, parameters=undamped_values)
-        q, p = _symbols(q, "q", _OWNER), _symbols(p, "p", _OWNER)
+        q, p = checked_symbols(q, "q", _OWNER), checked_symbols(p, "p", _OWNER)
         gamma = _damping(damping, set(q + p))
         super().__init__(undamped.H, q, p, force={pi: -gamma * pi for pi in p}, parameters=parameters)
         if isinstance(gamma, sympy.Symbol) and gamma in self._values:
@@ -184,7 +185,7 @@ class DampedHamiltonianSystem(ForcedHamiltonianSystem):
         Examples
         --------
         >>> import sympy
-        >>> from integrators.damped import DampedHamiltonianSystem
+        >>> from integrators.systems import DampedHamiltonianSystem
         >>> q, p, g = sympy.symbols("q p gamma")
         >>> c = DampedHamiltonianSystem(sympy.Function("T")(p) + sympy.Function("V")(q), q, p, g).certify_conformal()
         >>> c.holds, c.stage in ("structural", "exact")

@@ -1,17 +1,23 @@
 r"""Coupled natural systems (Komatsu, Terakawa & Yaguchi 2020) as systems of the integrators.
 
-The one symbolic definition is a :class:`geomcheck.structures.CoupledNaturalSystem`: two natural
-systems ``M_k u_k'' = -grad V_k - G_k u_k' +- f eps_k`` pushing each other at one point, with the
-action-reaction force ``f`` *derived* from equal contact velocities, the energy
-``E = E_1 + E_2`` (``E_k = mu_k (1/2 v_k.M_k v_k + V_k)``), the dissipation
-``D = mu_1 v_1.G_1 v_1 + mu_2 v_2.G_2 v_2`` and the contact-velocity mismatch
-``c = mu_1 eps_1.v_1 - mu_2 eps_2.v_2`` (a first integral; 0 on the physical states).
-:class:`CoupledNaturalSystem` is that object for the integrators: its vector field (with the
-derived ``f``), energy, dissipation, constraint and constants, on the chart
-``(u_1, u_2, v_1, v_2)`` -- all positions, then all velocities -- which every scheme expects.
+Two objects of the same name carry them, and they are two ideas:
 
-Is it a forced Hamiltonian system?  Yes, in the sense of :mod:`integrators.forced`, and it is a
-:class:`~integrators.systems.CanonicalSystem` (kind ``"coupled-natural"``): positions ``q = u``,
+* :class:`geomcheck.structures.CoupledNaturalSystem` is the *structure*, the one symbolic
+  definition: two natural systems ``M_k u_k'' = -grad V_k - G_k u_k' +- f eps_k`` pushing each
+  other at one point, with the action-reaction force ``f`` *derived* from equal contact
+  velocities, the energy ``E = E_1 + E_2`` (``E_k = mu_k (1/2 v_k.M_k v_k + V_k)``), the
+  dissipation ``D = mu_1 v_1.G_1 v_1 + mu_2 v_2.G_2 v_2`` and the contact-velocity mismatch
+  ``c = mu_1 eps_1.v_1 - mu_2 eps_2.v_2`` (a first integral; 0 on the physical states).  Its
+  chart is ``(u_1, v_1, u_2, v_2)``, subsystem by subsystem.
+* :class:`CoupledNaturalSystem` here is the *runnable system* built from such a structure (its
+  constructor takes the structure and holds it as :attr:`~CoupledNaturalSystem.natural`): the
+  structure's vector field (with the derived ``f``), energy, dissipation, constraint and
+  constants, unchanged, on the chart ``(u_1, u_2, v_1, v_2)`` -- all positions, then all
+  velocities -- which every scheme expects, with the symplectic form and the numeric values
+  of constants that schemes and ``integrate`` need.
+
+Is it a forced Hamiltonian system?  Yes, in the sense of :mod:`integrators.systems.forced`, and it is a
+:class:`~integrators.systems.base.CanonicalSystem` (kind ``"coupled-natural"``): positions ``q = u``,
 "momenta" ``p = v`` (the velocities; the masses and the weights are carried by the symplectic form
 ``omega = sum_k mu_k du_k ^ M_k dv_k``, the pullback of ``sum dq ^ dp`` by ``p = mu M v``), and
 
@@ -22,7 +28,7 @@ force on ``p'`` (:func:`certify_forced_form` proves it for a given system).  So 
 canonical systems applies: Runge-Kutta methods (Gauss, implicit midpoint) on any coupled natural
 system, Stormer-Verlet when the system is separable (no damping: then ``f`` depends on the
 positions only), and the paper's own schemes (:mod:`integrators.schemes.coupled_discrete_gradient`),
-which need this kind.  It is not a subclass of :class:`~integrators.forced.ForcedHamiltonianSystem`:
+which need this kind.  It is not a subclass of :class:`~integrators.systems.forced.ForcedHamiltonianSystem`:
 that class is built from a ``geomcheck.structures.CoupledSystem`` (given forces), whereas here the
 force is derived and the vector field is taken unchanged from the natural system.
 
@@ -51,16 +57,20 @@ import sympy
 import geomcheck as gc
 from geomcheck.certify.certificate import Certificate
 from geomcheck.latex import Derivation, summarize
-from geomcheck.structures import CoupledNaturalSystem as _NaturalPair
+from geomcheck.structures import CoupledNaturalSystem as CoupledNaturalStructure
 
-from .errors import SystemDefinitionError
-from .systems import CanonicalSystem, _parameters, _symbols
+from ..errors import SystemDefinitionError
+from .base import CanonicalSystem, checked_symbols, constant_parameters
 
 __all__ = ["CoupledNaturalSystem", "certify_forced_form", "oscillator_touching_chain"]
 
 
 class CoupledNaturalSystem(CanonicalSystem):
-    r"""The integrators' view of a :class:`geomcheck.structures.CoupledNaturalSystem` (no copy of it).
+    r"""The runnable system of a :class:`geomcheck.structures.CoupledNaturalSystem` (no copy of it).
+
+    Not the structure itself: this holds the structure (:attr:`natural`) and gives its vector
+    field, energy and constants on the canonical chart ``(u, v)`` that the schemes step (see the
+    module docstring).
 
     Parameters
     ----------
@@ -105,16 +115,16 @@ class CoupledNaturalSystem(CanonicalSystem):
 
     kind = "coupled-natural"
 
-    def __init__(self, natural: _NaturalPair, parameters: Mapping | None = None):
+    def __init__(self, natural: CoupledNaturalStructure, parameters: Mapping | None = None):
         owner = "CoupledNaturalSystem"
-        if not isinstance(natural, _NaturalPair):
+        if not isinstance(natural, CoupledNaturalStructure):
             raise SystemDefinitionError(
                 f"{owner} expects a geomcheck.structures.CoupledNaturalSystem (from couple, wave_beam_system or"
                 f" mass_spring_beam_system), got {type(natural).__name__} {natural!r}")
         self.natural = natural
         A, B = natural.first, natural.second
-        self.q = _symbols(A.u + B.u, "q", owner)
-        self.p = _symbols(A.v + B.v, "p", owner)
+        self.q = checked_symbols(A.u + B.u, "q", owner)
+        self.p = checked_symbols(A.v + B.v, "p", owner)
         self.chart = gc.Chart(list(self.q + self.p))
         chart = self.chart
         comps = {}
@@ -132,7 +142,7 @@ class CoupledNaturalSystem(CanonicalSystem):
         self.force = natural.force.expr
         everything = sympy.Tuple(self.H, self.dissipation, self.constraint,
                                  *[Y.component(x) for x in chart.coords])
-        self._parameters, self._values = _parameters(everything, chart.coords, None, parameters, owner)
+        self._parameters, self._values = constant_parameters(everything, chart.coords, None, parameters, owner)
 
     def _key(self):
         return (self.natural, tuple(sorted(self._values.items(), key=lambda kv: kv[0].name)))

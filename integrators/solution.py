@@ -1,0 +1,184 @@
+"""What a run gives back: the saved states (:class:`Solution`) and the watch on non-finite states."""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import mpmath
+import numpy as np
+import sympy
+
+from geomcheck.errors import NonFiniteStateWarning
+
+from .backends import backend_for
+from .codegen import lower_expressions
+from .errors import SystemDefinitionError
+
+if TYPE_CHECKING:
+    from .schemes.base import Scheme
+    from .systems import System
+
+__all__ = ["Solution", "FiniteWatch", "DOUBLE_MAX"]
+
+
+class Solution:
+    """The saved states of a run.
+
+    Attributes
+    ----------
+    t : ndarray (n_saved,)
+        Times of the saved states (dtype object of mpmath.mpf for the mpmath backend).
+    y : ndarray
+        ``(n_saved, batch, dim)`` for an initial state of shape ``(batch, dim)``,
+        ``(n_saved, dim)`` for one of shape ``(dim,)``; dtype object of mpmath.mpf for the
+        mpmath backend.
+    system, scheme, backend, dps, dt, steps, save_every, parameters
+        What was run.
+    path : str
+        Which path ran the steps: "numpy", "mpmath" or "compiled" (a compiled run that could not
+        compile says "numpy" here, and why in ``path_note``).
+    path_note : str or None
+        The compiled library that ran, or why the compiled path did not run.
+    observed : ndarray or None
+        What ``observe(t, y)`` returned for every state of the run (steps 0 to ``steps``),
+        concatenated along the first axis; None when the run had no ``observe``.
+    """
+
+    def __init__(self, t: np.ndarray, y: np.ndarray, system: System, scheme: Scheme, backend: str, dps: int | None,
+                 dt: float | mpmath.mpf, steps: int, save_every: int, parameters: Mapping[sympy.Symbol, Any],
+                 single: bool, path: str | None = None, path_note: str | None = None,
+                 observed: np.ndarray | None = None):
+        self.t = t
+        self.y = y
+        self.system = system
+        self.scheme = scheme
+        self.backend = backend
+        self.dps = dps
+        self.dt = dt
+        self.steps = steps
+        self.save_every = save_every
+        self.parameters = dict(parameters)
+        self._single = single
+        self.path = backend if path is None else path
+        self.path_note = path_note
+        self.observed = observed
+        self._energy = None
+
+    @property
+    def single(self) -> bool:
+        """Whether one trajectory was run (``y0`` of shape ``(dim,)``), not an ensemble."""
+        return self._single
+
+    def without_system(self) -> tuple:
+        """The data of the run without its system and scheme, to send back from a worker (the
+        caller holds those; sending a system back means pickling its expressions)."""
+        return (self.t, self.y, self.backend, self.dps, self.dt, self.steps, self.save_every, self.parameters,
+                self._single, self.path, self.path_note, self.observed)
+
+    @classmethod
+    def with_system(cls, data: tuple, system: Any, scheme: Any) -> "Solution":
+        """The inverse of :meth:`without_system`, with the caller's system and scheme."""
+        t, y, backend, dps, dt, steps, save_every, parameters, single, path, note, observed = data
+        return cls(t, y, system, scheme, backend, dps, dt, steps, save_every, parameters, single, path, note,
+                   observed)
+
+    def energy(self) -> np.ndarray:
+        """The system's energy (H) at every saved state: ``(n_saved, batch)`` or ``(n_saved,)``."""
+        if self._energy is None:
+            if self.system is None:
+                raise SystemDefinitionError("this run of a bare step map (run_map) has no system and so no energy;"
+                                            " compute what you need with observe=, or from sol.y")
+            self._energy = self._evaluate(self.system.energy)
+        return self._energy
+
+    def constraint_drift(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(g, c)``: ``max_a |g_a|`` and ``max_a |(G H_p)_a|`` at every saved state of a constrained system.
+
+        Each of shape ``(n_saved, batch)`` or ``(n_saved,)`` (dtype object of mpf for mpmath): how far
+        the run has left the constraint manifold, in positions and in the hidden (velocity) constraints.
+        """
+        residuals = getattr(self.system, "constraint_residuals", None)
+        if residuals is None:
+            raise SystemDefinitionError(f"constraint_drift needs a ConstrainedHamiltonianSystem; {self.system!r} has"
+                                        " no constraints")
+        values = {name: abs(self._evaluate(e)) for name, e in residuals.items()}
+        g = [v for name, v in values.items() if name.startswith("g")]
+        c = [v for name, v in values.items() if name.startswith("c")]
+        return functools.reduce(np.maximum, g), functools.reduce(np.maximum, c)
+
+    def _evaluate(self, expr):
+        system = self.system
+        time = system.time
+        arithmetic = backend_for(self.backend, self.dps)
+        scalars = list(system.parameters) + ([time] if time is not None else [])
+        values = [arithmetic.value(self.parameters[s]) for s in system.parameters]
+        kernel = lower_expressions([expr], system.coords, scalars, backend=arithmetic.name, what="the energy")
+        y = self.y[:, None, :] if self._single else self.y
+        n_saved, batch, dim = y.shape
+        out = np.empty((n_saved, batch), dtype=arithmetic.dtype)
+        with mpmath.workdps(self.dps or mpmath.mp.dps):
+            for k in range(n_saved):
+                S = kernel.scalars(*values, *([self.t[k]] if time is not None else []))
+                (out[k],) = arithmetic.apply(kernel, S, arithmetic.columns(y[k]))
+        return out[:, 0] if self._single else out
+
+    def __repr__(self):
+        what = f"{self.scheme.name} on {self.system!r}" if self.scheme is not None else "a step map"
+        return f"Solution({what}: {len(self.t)} saved states, y.shape={self.y.shape}, backend={self.backend})"
+
+
+#: beyond this a state has left the double range: nan/inf in double precision, a blow-up in mpmath
+DOUBLE_MAX = float(np.finfo(float).max)
+
+
+def _mp_finite(v) -> bool:
+    return bool(mpmath.isfinite(v)) and abs(v) <= DOUBLE_MAX
+
+
+_MP_FINITE = np.frompyfunc(_mp_finite, 1, 1)
+
+
+class FiniteWatch:
+    """Which trajectories of a run became nan or infinite, seen at the saved steps.
+
+    Every backend reports through it: numpy and the compiled path (nan or inf), and mpmath,
+    whose numbers do not overflow: there a state beyond the double range (``|y| > 1.8e308``)
+    counts as having left the finite domain (it would be inf in double precision; a run
+    that large has blown up).
+    """
+
+    #: trajectories listed in the warning's message (all are in its attributes)
+    SHOWN = 10
+
+    def __init__(self, batch, coords):
+        self.coords = [str(c) for c in coords]
+        self.finite = np.ones(batch, dtype=bool)
+        self.last_step = 0
+        self.found = []  # (trajectory, first saved step not finite, last saved step finite, coordinates)
+
+    def saved(self, state, n):
+        ok = np.isfinite(state) if state.dtype != object else _MP_FINITE(state).astype(bool)
+        fine = ok.all(axis=1)
+        for b in np.flatnonzero(self.finite & ~fine):
+            self.found.append((int(b), n, self.last_step, [self.coords[i] for i in np.flatnonzero(~ok[b])]))
+        self.finite &= fine
+        self.last_step = n
+
+    def report(self, times, saved_steps):
+        if not self.found:
+            return
+        needed = {f[1] for f in self.found[:self.SHOWN]}
+        where = {int(n): float(t) for n, t in zip(saved_steps, times) if int(n) in needed}
+        shown = "; ".join(
+            f"trajectory {b}: {', '.join(cs)} not finite at step {n} (t = {where[n]:.6g}), finite at step {m}"
+            for b, n, m, cs in self.found[:self.SHOWN])
+        more = f" (and {len(self.found) - self.SHOWN} more)" if len(self.found) > self.SHOWN else ""
+        warnings.warn(NonFiniteStateWarning(
+            f"{len(self.found)} trajectory(ies) left the finite (real) domain (nan, infinite or beyond the double"
+            f" range) from then on: {shown}{more}; a smaller step, other initial values, or a system defined there"
+            " (sqrt, log of a negative number?) may help",
+            trajectories=[f[0] for f in self.found], first_seen=[f[1] for f in self.found],
+            last_finite=[f[2] for f in self.found], coordinates=[f[3] for f in self.found]), stacklevel=3)

@@ -1,0 +1,192 @@
+"""The import structure of the three packages, read from the source (no import is executed).
+
+- No import cycle between modules, counting imports inside functions too (a lazy import
+  hides a cycle from the interpreter, not from the design); imports under
+  ``if TYPE_CHECKING:`` are annotations only and do not count.
+- No upward import: a module never imports the namespace of a package it lies in (the
+  ``__init__`` re-exports what its modules define, not the other way round).
+- Layers, bottom up: the geomcheck engine; integrators; casestudies; the application
+  (the ``geomcheck`` command and the report, which run all three).  A module imports
+  only from its own layer or below.
+- No private name (one leading underscore) imported from another module; a private
+  module (``_core``) may be imported by the modules of its own package only.
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PACKAGES = ("geomcheck", "integrators", "casestudies")
+LAYER = {"geomcheck": 0, "integrators": 1, "casestudies": 2}
+#: the application: the command line and the report, on top of the three packages
+APPLICATION = ("geomcheck.cli", "geomcheck.cli_certify", "geomcheck.report", "geomcheck.report_html",
+               "geomcheck.report_jobs", "geomcheck.report_model", "geomcheck.report_tex", "geomcheck.__main__")
+
+
+def _layer(module: str) -> int:
+    if module in APPLICATION:
+        return 3
+    return LAYER.get(module.split(".")[0], -1)
+
+
+def _modules() -> dict:
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join(parts)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _is_package(name: str) -> bool:
+    return MODULES[name].name == "__init__.py"
+
+
+def _drop_type_checking(tree: ast.AST) -> None:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test):
+            node.body = []
+
+
+def _imports(name: str):
+    """``(line, target module, imported name or None)`` for every import in module ``name``."""
+    tree = ast.parse(MODULES[name].read_text())
+    _drop_type_checking(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name, None
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".") if _is_package(name) else name.split(".")[:-1]
+                base = base[:len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            for alias in node.names:
+                yield node.lineno, target, alias.name
+
+
+def _edges() -> dict:
+    edges = {name: set() for name in MODULES}
+    for name in MODULES:
+        for _, target, imported in _imports(name):
+            module = f"{target}.{imported}" if imported and f"{target}.{imported}" in MODULES else target
+            if module in MODULES and module != name:
+                edges[name].add(module)
+    return edges
+
+
+def _cycles(edges: dict) -> list:
+    """The strongly connected components of more than one module (Tarjan, iteratively)."""
+    index, low, on_stack, stack, found = {}, {}, set(), [], []
+    counter = 0
+    for root in edges:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, children = work[-1]
+            advanced = False
+            for w in children:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(edges[w]))))
+                    advanced = True
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                component = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    component.append(w)
+                    if w == v:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_no_import_cycle():
+    edges = _edges()
+    cycles = _cycles(edges)
+    shown = ["{" + ", ".join(c) + "}: " + "; ".join(f"{v} -> {sorted(set(edges[v]) & set(c))}" for v in c)
+             for c in cycles]
+    assert not cycles, "import cycles:\n" + "\n".join(shown)
+
+
+def test_no_upward_import():
+    bad = []
+    for name in MODULES:
+        ancestors = {".".join(name.split(".")[:k]) for k in range(1, name.count(".") + 1)}
+        if _is_package(name):
+            ancestors.discard(name)
+        for line, target, imported in _imports(name):
+            module = f"{target}.{imported}" if imported and f"{target}.{imported}" in MODULES else target
+            if module in ancestors:
+                bad.append(f"{name}:{line} imports {imported or module} from the package {module} it lies in")
+    assert not bad, "\n".join(bad)
+
+
+def test_layers():
+    bad = []
+    for name in MODULES:
+        own = _layer(name)
+        for line, target, imported in _imports(name):
+            module = f"{target}.{imported}" if imported and f"{target}.{imported}" in MODULES else target
+            if _layer(module) > own:
+                bad.append(f"{name}:{line} imports {target} (a higher layer)")
+    assert not bad, "\n".join(bad)
+
+
+def test_no_private_name_across_modules():
+    bad = []
+    for name in MODULES:
+        package = name if _is_package(name) else name.rsplit(".", 1)[0]
+        for line, target, imported in _imports(name):
+            if imported is not None and f"{target}.{imported}" in MODULES:
+                module, what = f"{target}.{imported}", None
+            else:
+                module, what = target, imported
+            parts = module.split(".")
+            private_module = [p for p in parts if p.startswith("_") and not p.startswith("__")]
+            if private_module and module.rsplit(".", 1)[0] != package:
+                bad.append(f"{name}:{line} imports the private module {module} of another package")
+            if what is not None and what.startswith("_") and not what.startswith("__"):
+                bad.append(f"{name}:{line} imports the private name {what} from {module}")
+    assert not bad, f"{len(bad)} private imports:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("planted", ["cycle", "private"])
+def test_the_checks_see_a_planted_fault(planted):
+    """The checks above are not vacuous: a planted cycle and a planted private import are found."""
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    if planted == "cycle":
+        assert _cycles(edges) == [["a", "b", "c"]]
+    else:
+        tree = ast.parse("def f():\n    from .lower import _hoist\n")
+        names = [a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names]
+        assert names == ["_hoist"] and names[0].startswith("_")
