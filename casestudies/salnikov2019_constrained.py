@@ -370,10 +370,8 @@ def knife_energy_on_constraint_manifold(sch) -> gc.Certificate:
     D = D.concluding(r"$v_k - p_k \parallel \alpha(\theta_k)$ while $p_k \perp \alpha(\theta_k - \tfrac h2 v_\theta)$"
                      r" and $v_k \perp \alpha(\theta_k + \tfrac h2 v_\theta)$: the step reflects the planar momentum,"
                      r" so $|p_{k+1}| = |p_k|$.")
-    return gc.Certificate("H o phi == H on <alpha(theta - h p_theta/2), p> = 0", decision.is_zero, decision.method,
-                          stage=decision.stage, residual=residual,
-                          counterexample=decision.point if decision.is_zero is False else None, derivation=D,
-                          soundness=getattr(decision, "soundness", None))
+    return gc.Certificate.from_decision("H o phi == H on <alpha(theta - h p_theta/2), p> = 0", decision,
+                                        residual=residual, derivation=D)
 
 
 def _forward_symplectic_generic():

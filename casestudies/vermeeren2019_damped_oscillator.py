@@ -392,10 +392,8 @@ def forced_del_certificate(potential=None):
               r"x_{k+1} - 2x_k + x_{k-1} &= -h^2 U'(x_k) - \tfrac{\alpha h}{2}(x_{k+1} - x_{k-1}), \\ "
               r"x_{k+1} &= " + latex(X))
     D = D.concluding(f"The residual vanishes: {tex_text(decision.method)}.")
-    return gc.Certificate(claim="x_{k+1} - 2 x_k + x_{k-1} == -h^2 U'(x_k) - alpha h (x_{k+1} - x_{k-1})/2",
-                          holds=decision.is_zero, method=decision.method, stage=decision.stage, residual=residual,
-                          counterexample=decision.point if decision.is_zero is False else None, derivation=D,
-                          soundness=getattr(decision, "soundness", None))
+    return gc.Certificate.from_decision("x_{k+1} - 2 x_k + x_{k-1} == -h^2 U'(x_k) - alpha h (x_{k+1} - x_{k-1})/2",
+                                        decision, residual=residual, derivation=D)
 
 
 def caldirola_kanai():
@@ -473,10 +471,8 @@ def exact_solution(critical: bool = False) -> ExactSolution:
     residuals = {"x'' + alpha x' + x": diff(Pt, t) + a * Pt + X,
                  "x(0) - x0": X.subs(t, 0) - X0, "p(0) - p0": Pt.subs(t, 0) - P0}
     decision = decide_all_zero(residuals)
-    cert = gc.Certificate(claim="x'' + alpha x' + x == 0, x(0) == x0, x'(0) == p0", holds=decision.is_zero,
-                          method=decision.method, stage=decision.stage, residual=residuals,
-                          counterexample=decision.point if decision.is_zero is False else None,
-                          soundness=getattr(decision, "soundness", None))
+    cert = gc.Certificate.from_decision("x'' + alpha x' + x == 0, x(0) == x0, x'(0) == p0", decision,
+                                        residual=residuals)
     title = "critical damping" if critical else r"$\alpha < 2$"
     D = Derivation(r"Exact solution of $\ddot x + \alpha\dot x + x = 0$ (" + title + ")")
     D = D.add(r"The contact equations of $H = p^2/2 + x^2/2 + \alpha z$ give $\dot x = p$, $\dot p = -x - \alpha p$, so",
@@ -588,10 +584,8 @@ def contact_first_order_is_symplectic_euler(potential=None):
     residual = {f"Herglotz equation {i}": gc.substitute(e, values)
                 for i, e in enumerate(phi.equations) if not e.has(Z1)}
     decision = decide_all_zero(residual)
-    return gc.Certificate(claim="Herglotz-1 on (x, p) == symplectic Euler with the damping force in its kick",
-                          holds=decision.is_zero, method=decision.method, stage=decision.stage, residual=residual,
-                          counterexample=decision.point if decision.is_zero is False else None,
-                          soundness=getattr(decision, "soundness", None))
+    return gc.Certificate.from_decision("Herglotz-1 on (x, p) == symplectic Euler with the damping force in its kick",
+                                        decision, residual=residual)
 
 
 # --------------------------------------------------------------------------- high precision

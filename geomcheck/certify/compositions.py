@@ -82,7 +82,7 @@ import sympy
 from ..caches import register
 from ..errors import CompositionCoefficientError, CompositionError, InvalidArgumentError, RefinementError
 from ..latex import Derivation, tex_text
-from .certificate import Certificate
+from .certificate import Certificate, point_by_name
 from .number_field import NotAlgebraic, NumberField, algebraic_generators
 from .precision import REFUTATION_FACTOR, Bounded, data_precision
 
@@ -1099,6 +1099,12 @@ def _certificate_for(an: _Analysis, p: int) -> Certificate:
     residual = {c.label: c.value for c in bad.failing}
     if bad.holds is False:
         counter = {f"c[{c.label}]": _short(c.value) for c in bad.failing}
+        D = D.concluding(rf"Hence the order is ${bad.weight - 1}$, not ${p}$.")
+        if bad.decision is not None:        # symbolic coefficients: the zero test refuted the conditions
+            method = f"the weight-{bad.weight} condition(s) {labels} do not vanish: {bad.decision.method}"
+            return Certificate.from_decision(claim, bad.decision, method=method, residual=residual,
+                                             counterexample={**counter, **(point_by_name(bad.decision.point) or {})},
+                                             derivation=D)
         if numeric:
             r, b = bad.margin
             method = (_numeric_phrase(an, bad.weight, False) + f"; the weight-{bad.weight} condition(s) {labels} "
@@ -1106,21 +1112,16 @@ def _certificate_for(an: _Analysis, p: int) -> Certificate:
                       f"bound {b:.1e}): the order is {bad.weight - 1} up to the {an.setup.precision.label} "
                       f"precision of the coefficients")
             stage = "numeric"
-        elif bad.decision is not None:
-            method, stage = (f"the weight-{bad.weight} condition(s) {labels} do not vanish: {bad.decision.method}",
-                             bad.decision.stage)
-            if bad.decision.point:
-                counter.update({str(k): v for k, v in bad.decision.point.items()})
         else:
             method = (f"the weight-{bad.weight} order condition(s) {labels} are nonzero in exact arithmetic "
                       f"({an.method}); so the order is {bad.weight - 1} for a generic symmetric base method of "
                       f"order {an.base_order}")
             stage = "counterexample"
-        return Certificate(claim, False, method, stage, residual=residual, counterexample=counter,
-                           derivation=D.concluding(rf"Hence the order is ${bad.weight - 1}$, not ${p}$."))
+        return Certificate(claim, False, method, stage, residual=residual, counterexample=counter, derivation=D)
     method = f"the weight-{bad.weight} condition(s) {labels} could not be decided"
-    if bad.decision is not None:
-        method += ": " + bad.decision.method
+    if bad.decision is not None:        # symbolic coefficients: the zero test could not decide them
+        return Certificate.from_decision(claim, bad.decision, method=method + ": " + bad.decision.method,
+                                         residual=residual, derivation=D)
     return Certificate(claim, None, method, "unknown", residual=residual, derivation=D)
 
 

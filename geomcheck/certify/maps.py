@@ -984,8 +984,4 @@ def certify_conserves(phi: Map | ImplicitMap, H: sympy.Expr | float, *,
     D = D.add(r"The quantity is", r"H &= " + _show(e))
     D = D.add(r"The residual, which must vanish, is", r"H\circ\varphi - H &= " + _show_in(residual, T))
     method = decision.method + ("" if ident.trivial else "; " + ident.phrase())
-    return Certificate(
-        claim="H o phi == H", holds=decision.is_zero, method=method, stage=decision.stage,
-        residual=residual, counterexample=decision.point if decision.is_zero is False else None, derivation=D,
-        soundness=getattr(decision, "soundness", None),
-    )
+    return Certificate.from_decision("H o phi == H", decision, method=method, residual=residual, derivation=D)

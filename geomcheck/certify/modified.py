@@ -152,12 +152,8 @@ def modified_hamiltonian(phi: Map | ImplicitMap, omega: Form, h: sympy.Symbol,
     decision = decide_all_zero(checks)
     D = D.add(r"and the map conserves it: the coefficients of $h^0, \dots, h^{%d}$ in"
               r" $\tilde H\circ\varphi_h - \tilde H$ vanish." % order)
-    cert = Certificate(
-        claim=f"H~ o phi_h - H~ = O(h^{order + 1})", holds=decision.is_zero, method=decision.method,
-        stage=decision.stage, residual=checks, factor=Ht,
-        counterexample=decision.point if decision.is_zero is False else None, derivation=D,
-        soundness=getattr(decision, "soundness", None),
-    )
+    cert = Certificate.from_decision(f"H~ o phi_h - H~ = O(h^{order + 1})", decision, residual=checks, factor=Ht,
+                                     derivation=D)
     return Ht, cert
 
 

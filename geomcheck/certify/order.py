@@ -953,14 +953,11 @@ def _order_certificate(phi, X, h, order, clock):
         # a page of rows at most (a 104-dimensional step has hundreds)
         more = f" (the first {_ROWS} of {len(rows)})" if len(rows) > _ROWS else ""
         D = D.add(f"The Taylor coefficients of the map are{more}", r"\\ ".join(rows[:_ROWS]))
-    point = decision.point if decision.is_zero is False else None
     method = decision.method
     if decision.is_zero is False:
         method = f"the coefficient {decision.index} differs from the exact flow's: " + method
-    return Certificate(
-        claim=claim, holds=decision.is_zero, method=method, stage=decision.stage,
-        residual=residuals, counterexample=point, derivation=D, soundness=decision.soundness,
-    ), (decision.index if decision.is_zero is False else None)
+    return (Certificate.from_decision(claim, decision, method=method, residual=residuals, derivation=D),
+            decision.index if decision.is_zero is False else None)
 
 
 def map_order(phi: Map | ImplicitMap, X: VectorField, h: sympy.Symbol, max_order: int = 6, *,
@@ -1061,8 +1058,4 @@ def certify_symmetric(phi: Map | ImplicitMap, h: sympy.Symbol) -> Certificate:
         new, relation = _symmetry_relation(phi, h)
         residual = {str(x): u - x for x, u in zip(phi.source.coords, new)}
         decision = decide_all_zero(residual, relations=(relation,))
-    return Certificate(
-        claim="phi_h o phi_{-h} == id", holds=decision.is_zero, method=decision.method, stage=decision.stage,
-        residual=residual, counterexample=decision.point if decision.is_zero is False else None, derivation=D,
-        soundness=getattr(decision, "soundness", None),
-    )
+    return Certificate.from_decision("phi_h o phi_{-h} == id", decision, residual=residual, derivation=D)

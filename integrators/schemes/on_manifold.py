@@ -123,8 +123,7 @@ def certify_order_on_manifold(phi_regular, X, iota, h, order, equivalence=None) 
     method = decision.method
     if decision.is_zero is False:
         method = f"the coefficient {decision.index} differs from the exact flow's: " + method
-    return Certificate(claim, decision.is_zero, method, decision.stage, residual=residuals,
-                       counterexample=decision.point if decision.is_zero is False else None, derivation=D)
+    return Certificate.from_decision(claim, decision, method=method, residual=residuals, derivation=D)
 
 
 def _verdict(decision) -> str:
@@ -147,8 +146,8 @@ def certify_symplectic_on_manifold(phi, omega, iota) -> Certificate:
               r"(\varphi\circ\iota)^*\omega - \iota^*\omega &= " + show(R))
     D = D.concluding(r"Decided: %s." % {True: "it vanishes (" + dec.stage + ")", False: "it does not vanish",
                                         None: "undecided"}[dec.is_zero])
-    return Certificate("(phi o iota)^* omega == iota^* omega (symplectic on the constraint manifold)", dec.is_zero,
-                       dec.method, dec.stage, residual=R, counterexample=counterexample_of(R, dec), derivation=D)
+    return Certificate.from_decision("(phi o iota)^* omega == iota^* omega (symplectic on the constraint manifold)",
+                                     dec, residual=R, counterexample=counterexample_of(R, dec), derivation=D)
 
 
 def certify_symmetric_on_manifold(phi, iota) -> Certificate:
@@ -173,8 +172,8 @@ def certify_symmetric_on_manifold(phi, iota) -> Certificate:
               r"(\iota(s))) - \iota(s)$ %s." % (len(relation.unknowns), {True: "vanishes (" + dec.stage + ")",
                                                                          False: "does not vanish",
                                                                          None: "is undecided"}[dec.is_zero]))
-    return Certificate("phi_h o phi_{-h} == id on the constraint manifold", dec.is_zero, dec.method, dec.stage,
-                       residual=residual, counterexample=dec.point if dec.is_zero is False else None, derivation=D)
+    return Certificate.from_decision("phi_h o phi_{-h} == id on the constraint manifold", dec, residual=residual,
+                                     derivation=D)
 
 
 def certify_constraints_are_equations(phi, system) -> Certificate:

@@ -167,5 +167,4 @@ class PortHamiltonianDiscreteGradient(GradientStepScheme):
                   r" step equations is decided by the zero test: " + {True: "it vanishes", False: "it does not vanish",
                                                                        None: "undecided"}[decision.is_zero] + ".")
         claim = "H(x') - H(x) == -h gbar^T R(xbar) gbar + h gbar^T g(xbar) u"
-        return Certificate(claim, decision.is_zero, decision.method, decision.stage, residual=residual,
-                           counterexample=decision.point if decision.is_zero is False else None, derivation=D)
+        return Certificate.from_decision(claim, decision, residual=residual, derivation=D)

@@ -122,6 +122,13 @@ def test_energy_balance_certified_with_a_time_dependent_input_and_state_dependen
     assert set(c_) == {"energy-balance"} and c_["energy-balance"].holds is True
 
 
+def test_the_energy_balance_rests_on_its_zero_tests_record():
+    """The record says where and how the balance was tested: on the step's solution manifold, at points."""
+    cert = ig.scheme(NAME).certify(GENERIC, ["energy-balance"])["energy-balance"]
+    assert cert.soundness.stage == cert.stage and cert.soundness.points >= 1
+    assert "solution manifold" in cert.soundness.relations
+
+
 def test_the_midpoint_rule_does_not_satisfy_the_discrete_balance():
     """The certificate can fail: the implicit midpoint step of the damped quartic oscillator."""
     import geomcheck as gc

@@ -63,6 +63,15 @@ def test_negative_controls_fail():
     assert certify_symmetric_on_manifold(bad, iota).holds is False
 
 
+def test_certificates_on_the_manifold_carry_their_zero_tests_record():
+    """Not only the kind their stage implies: the domain and points the residual was decided on."""
+    certs = ig.scheme("rattle").certify(GENERIC, properties=["order", "symplectic", "symmetric"])
+    for name, cert in certs.items():
+        assert cert.soundness.stage == cert.stage and cert.soundness.points >= 1, name
+        assert cert.soundness.symbols, name
+    assert "solution manifold" in certs["symmetric"].soundness.relations
+
+
 def test_refuses_unconstrained_and_non_separable_systems():
     q, p = sp.symbols("q p")
     with pytest.raises(SchemeNotApplicableError, match="holonomic constraints"):

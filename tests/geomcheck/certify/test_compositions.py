@@ -214,6 +214,9 @@ def test_a_perturbed_exact_coefficient_fails():
 def test_symbolic_coefficients_give_the_conditions_for_all_values():
     r = composition_order([a, 1 - 2 * a, a])
     assert r.order == 2 and r.failure.holds is False     # 2a^3 + (1-2a)^3 is not identically 0
+    # the refutation is the zero test's: its point, and its record of the domain of a
+    assert "a" in r.failure.counterexample and "c[A3]" in r.failure.counterexample
+    assert r.failure.soundness.kind == "counterexample" and r.failure.soundness.symbols == ("a",)
     conds = order_conditions([a, 1 - 2 * a, a], 3)
     assert sp.expand(conds[-1].value - (2 * a**3 + (1 - 2 * a) ** 3)) == 0
 
