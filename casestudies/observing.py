@@ -25,6 +25,7 @@ import mpmath
 import numpy as np
 import sympy
 
+from integrators.backends import backend_for
 from integrators.codegen import lower_expressions
 
 __all__ = ["expressions_on_states", "observe_steps"]
@@ -59,33 +60,24 @@ def expressions_on_states(exprs, coords, scalars=(), values=(), backend="numpy",
     coords, scalars = list(coords), list(scalars)
     kernel = lower_expressions(exprs, coords, scalars, backend=backend, what=what)
     dim = len(coords)
+    arithmetic = backend_for(backend, dps or mpmath.mp.dps)
     if backend == "numpy":
-        S = kernel.scalars(*[float(sympy.N(v)) if isinstance(v, sympy.Basic) else float(v) for v in values])
+        S = kernel.scalars(*[arithmetic.value(v) for v in values])
+    else:
+        with mpmath.workdps(arithmetic.dps):
+            S = kernel.scalars(*[_mpf(v, arithmetic.dps) for v in values])
 
-        def on_states(Y):
-            Y = np.asarray(Y, dtype=float)
-            rows = Y.reshape(-1, dim)
-            with np.errstate(all="ignore"):        # a blown-up run gives inf/nan, judged by the checks
-                out = kernel.kernel(S, *[rows[:, i] for i in range(dim)])
-            return np.stack([np.broadcast_to(np.asarray(o, dtype=float), (len(rows),)) for o in out]).reshape(
-                (len(exprs),) + Y.shape[:-1])
-
-        return on_states
-
-    digits = dps or mpmath.mp.dps
-    with mpmath.workdps(digits):
-        S = kernel.scalars(*[_mpf(v, digits) for v in values])
-
-    def on_mp_states(Y):
-        Y = np.asarray(Y, dtype=object)
+    def on_states(Y):
+        Y = np.asarray(Y, dtype=arithmetic.dtype)
         rows = Y.reshape(-1, dim)
-        out = np.empty((len(exprs), len(rows)), dtype=object)
-        with mpmath.workdps(digits):
-            for r, row in enumerate(rows):
-                out[:, r] = [mpmath.mpf(v) for v in kernel.kernel(S, *row)]
+        with np.errstate(all="ignore"):        # a blown-up run gives inf/nan, judged by the checks
+            columns = arithmetic.apply(kernel, S, arithmetic.columns(rows))
+        out = np.empty((len(exprs), len(rows)), dtype=arithmetic.dtype)
+        for k, column in enumerate(columns):
+            out[k] = column
         return out.reshape((len(exprs),) + Y.shape[:-1])
 
-    return on_mp_states
+    return on_states
 
 
 def observe_steps(quantity: Callable, first=np.nan) -> Callable:

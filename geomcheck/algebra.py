@@ -492,6 +492,23 @@ def provide_exterior_derivative(exterior_derivative) -> None:
     _exterior_derivative = exterior_derivative
 
 
+def scalar_expression(v, what: str) -> sympy.Expr:
+    """``v`` as a scalar (commutative) sympy expression.
+
+    Raises
+    ------
+    ExpressionError
+        ``v`` is not a sympy expression, or not a scalar one.
+    """
+    try:
+        e = sympy.sympify(v, strict=False)
+    except (sympy.SympifyError, TypeError) as exc:
+        raise ExpressionError(f"{what} {v!r} is not a sympy expression") from exc
+    if not isinstance(e, sympy.Expr) or not e.is_commutative:
+        raise ExpressionError(f"{what} {v!r} is not a scalar (commutative) expression")
+    return e
+
+
 def as_sequence(values, what: str, expected: str, error=None) -> list:
     """``values`` as a list, or an error (``error``, default ExpressionError) naming ``what``.
 

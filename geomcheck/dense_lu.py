@@ -3,8 +3,9 @@
 The one LU of the multiprecision Newton solvers: the zero test's implicit relations
 (:mod:`geomcheck.zero.implicit`) and the stage equations of implicit steps run in mpmath
 (:mod:`integrators.newton`).  ``ctx`` is an mpmath context (``mpmath.mp`` or one of the zero
-test's); matrices are lists of rows.  Entries that are exactly zero are skipped, so the sparse
-Jacobians of stage equations and relations cost what their nonzeros cost.
+test's); matrices are lists of rows.  Entries that are exactly zero are skipped in the
+eliminations and substitutions (no multiprecision product by an exact zero), which is most of
+the work on the sparse Jacobians of stage equations and relations.
 
 A pivot at or below ``singular * scale`` (``scale`` the largest entry of the matrix) counts as
 zero: the matrix is refused as singular to working precision (:class:`SingularMatrixError`),

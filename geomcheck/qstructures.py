@@ -54,7 +54,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
 import sympy
 
-from .algebra import Accumulator, Chart, SuperFunction, mul_terms, odd_left_derivative, split_names
+from .algebra import (Accumulator, Chart, SuperFunction, mul_terms, odd_left_derivative, scalar_expression,
+                      split_names)
 from .calculus import diff, free_coordinates
 from .errors import (
     AnchorShapeError,
@@ -279,13 +280,7 @@ def _entry(chart, value, what: str):
     """An even scalar sympy expression (on the chart when one is given)."""
     if chart is not None:
         return chart.check_expression(value, what)
-    try:
-        e = sympy.sympify(value, strict=False)
-    except (sympy.SympifyError, TypeError) as exc:
-        raise ExpressionError(f"{what} {value!r} is not a sympy expression") from exc
-    if not isinstance(e, sympy.Expr) or not e.is_commutative:
-        raise ExpressionError(f"{what} {value!r} is not a scalar (commutative) expression")
-    return e
+    return scalar_expression(value, what)
 
 
 def _negatives(a, b) -> bool:

@@ -25,7 +25,16 @@ from .run_options import to_mpf
 __all__ = ["DoublePrecision", "Multiprecision", "backend_for"]
 
 
-class DoublePrecision:
+class ColumnState:
+    """What both arithmetics share: the state as one column (``batch`` values) per coordinate."""
+
+    def store(self, out: np.ndarray, y: list) -> None:
+        """Write the column state ``y`` into the ``(batch, dim)`` slice ``out``."""
+        for i, column in enumerate(y):
+            out[:, i] = column
+
+
+class DoublePrecision(ColumnState):
     """IEEE double precision on numpy arrays (the numpy and compiled paths)."""
 
     name = "numpy"
@@ -48,11 +57,6 @@ class DoublePrecision:
         batch = len(y[0]) if y else 1
         out = kernel.kernel(S, *y)
         return [o if a else np.full(batch, o, dtype=float) for o, a in zip(out, kernel.is_array)]
-
-    def store(self, out: np.ndarray, y: list) -> None:
-        """Write the column state ``y`` into the ``(batch, dim)`` slice ``out``."""
-        for i, column in enumerate(y):
-            out[:, i] = column
 
     def times(self, t0, dt, steps: np.ndarray) -> np.ndarray:
         # the same two IEEE operations as t0 + float(n) * dt for each n (n < 2**53 is exact)
@@ -78,7 +82,7 @@ class DoublePrecision:
         return new_y, new_c
 
 
-class Multiprecision:
+class Multiprecision(ColumnState):
     """mpmath numbers at ``dps`` decimal digits, one Python object per value."""
 
     name = "mpmath"
@@ -101,10 +105,6 @@ class Multiprecision:
         with mpmath.workdps(self.dps):
             rows = [kernel.kernel(S, *x) for x in zip(*y)]
             return [[mpmath.mpf(r[i]) for r in rows] for i in range(kernel.n_outputs)]
-
-    def store(self, out: np.ndarray, y: list) -> None:
-        for i, column in enumerate(y):
-            out[:, i] = column
 
     def times(self, t0, dt, steps: np.ndarray) -> np.ndarray:
         t0 = self.value(t0)

@@ -88,10 +88,7 @@ class Solution:
     def energy(self) -> np.ndarray:
         """The system's energy (H) at every saved state: ``(n_saved, batch)`` or ``(n_saved,)``."""
         if self._energy is None:
-            if self.system is None:
-                raise SystemDefinitionError("this run of a bare step map (run_map) has no system and so no energy;"
-                                            " compute what you need with observe=, or from sol.y")
-            self._energy = self._evaluate(self.system.energy)
+            (self._energy,) = self.evaluate([self.system_or_error("energy").energy], what="the energy")
         return self._energy
 
     def constraint_drift(self) -> tuple[np.ndarray, np.ndarray]:
@@ -104,26 +101,44 @@ class Solution:
         if residuals is None:
             raise SystemDefinitionError(f"constraint_drift needs a ConstrainedHamiltonianSystem; {self.system!r} has"
                                         " no constraints")
-        values = {name: abs(self._evaluate(e)) for name, e in residuals.items()}
+        values = dict(zip(residuals, map(abs, self.evaluate(list(residuals.values()), what="the constraints"))))
         g = [v for name, v in values.items() if name.startswith("g")]
         c = [v for name, v in values.items() if name.startswith("c")]
         return functools.reduce(np.maximum, g), functools.reduce(np.maximum, c)
 
-    def _evaluate(self, expr):
-        system = self.system
+    def system_or_error(self, what: str) -> Any:
+        """The run's system; a named error for a run of a bare step map, which has none."""
+        if self.system is None:
+            raise SystemDefinitionError(f"this run of a bare step map (run_map) has no system and so no {what};"
+                                        " compute what you need with observe=, or from sol.y")
+        return self.system
+
+    def evaluate(self, exprs: list, what: str = "the expressions") -> list[np.ndarray]:
+        """Values of expressions in the system's coordinates, constants and time at every saved state.
+
+        One array per expression, ``(n_saved, batch)`` or ``(n_saved,)`` (dtype object of mpf for
+        mpmath), computed in the run's arithmetic with the constants the run used.
+        """
+        system = self.system_or_error(what)
         time = system.time
         arithmetic = backend_for(self.backend, self.dps)
         scalars = list(system.parameters) + ([time] if time is not None else [])
         values = [arithmetic.value(self.parameters[s]) for s in system.parameters]
-        kernel = lower_expressions([expr], system.coords, scalars, backend=arithmetic.name, what="the energy")
+        kernel = lower_expressions(exprs, system.coords, scalars, backend=arithmetic.name, what=what)
         y = self.y[:, None, :] if self._single else self.y
         n_saved, batch, dim = y.shape
-        out = np.empty((n_saved, batch), dtype=arithmetic.dtype)
+        outs = [np.empty((n_saved, batch), dtype=arithmetic.dtype) for _ in exprs]
         with mpmath.workdps(self.dps or mpmath.mp.dps):
-            for k in range(n_saved):
-                S = kernel.scalars(*values, *([self.t[k]] if time is not None else []))
-                (out[k],) = arithmetic.apply(kernel, S, arithmetic.columns(y[k]))
-        return out[:, 0] if self._single else out
+            if time is None:      # one call over every saved state
+                columns = arithmetic.apply(kernel, kernel.scalars(*values), arithmetic.columns(y.reshape(-1, dim)))
+                for out, column in zip(outs, columns):
+                    out.reshape(-1)[:] = column
+            else:                 # the scalars change with the time of each saved state
+                for k in range(n_saved):
+                    columns = arithmetic.apply(kernel, kernel.scalars(*values, self.t[k]), arithmetic.columns(y[k]))
+                    for out, column in zip(outs, columns):
+                        out[k] = column
+        return [out[:, 0] for out in outs] if self._single else outs
 
     def __repr__(self):
         what = f"{self.scheme.name} on {self.system!r}" if self.scheme is not None else "a step map"

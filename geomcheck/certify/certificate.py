@@ -111,7 +111,8 @@ class Certificate:
 
         The verdict, the stage and the soundness record are the decision's.  A failed claim
         shows the decision's point, keyed by name (``{"q": 1/2}``), unless ``counterexample``
-        gives a fuller one; a witness is kept only when the claim holds.
+        gives a fuller one; a witness is kept only when the claim holds, a counterexample only
+        when it fails.
 
         Parameters
         ----------
@@ -127,7 +128,7 @@ class Certificate:
             As the attributes of :class:`Certificate`.
         counterexample : dict, optional
             The point to show for a failed claim instead of the decision's (e.g. with the
-            component of a form it was found in).
+            component of a form it was found in); dropped unless the claim fails.
         witness : object, optional
             What proves an existence claim; dropped unless the claim holds.
 
@@ -144,7 +145,11 @@ class Certificate:
         (False, 'counterexample', ['q'], 'counterexample', None)
         """
         holds = decision.is_zero
-        if counterexample is None and holds is False:
+        # a point is a counterexample only to a refuted claim (one given for a claim that holds or is
+        # undecided would contradict the verdict)
+        if holds is not False:
+            counterexample = None
+        elif counterexample is None:
             counterexample = point_by_name(decision.point)
         # without a derivation the field's default (an empty one) applies
         given = {} if derivation is None else {"derivation": derivation}

@@ -17,8 +17,8 @@ from collections.abc import Iterable, Mapping
 
 import sympy
 
-from ..algebra import Chart
-from ..errors import ExpressionError, PortHamiltonianError, PortHamiltonianShapeError
+from ..algebra import Chart, scalar_expression
+from ..errors import PortHamiltonianError, PortHamiltonianShapeError
 from ..zero import decide_zero
 
 __all__ = ["symbol_tuple", "scalar_expression", "shaped_matrix", "input_term", "entry_is_zero"]
@@ -45,23 +45,6 @@ def symbol_tuple(v, what: str) -> tuple:
     if len(set(out)) != len(out):
         raise PortHamiltonianError(f"{what} has a repeated symbol: {out}")
     return out
-
-
-def scalar_expression(v, what: str) -> sympy.Expr:
-    """``v`` as a scalar (commutative) sympy expression.
-
-    Raises
-    ------
-    ExpressionError
-        ``v`` is not a sympy expression, or not a scalar one.
-    """
-    try:
-        e = sympy.sympify(v, strict=False)
-    except (sympy.SympifyError, TypeError) as exc:
-        raise ExpressionError(f"{what} {v!r} is not a sympy expression") from exc
-    if not isinstance(e, sympy.Expr) or not e.is_commutative:
-        raise ExpressionError(f"{what} {v!r} is not a scalar (commutative) expression")
-    return e
 
 
 def shaped_matrix(A, shape: tuple, what: str, hint: str) -> sympy.ImmutableMatrix:

@@ -56,3 +56,11 @@ def test_an_undecided_claim_has_no_point_and_says_why():
 def test_keys_that_are_symbols_become_names():
     assert point_by_name({q: 1, "p": 2}) == {"q": 1, "p": 2}
     assert point_by_name({}) == {} and point_by_name(None) is None
+
+
+@pytest.mark.parametrize("verdict", [True, None])
+def test_a_point_given_for_a_claim_that_is_not_refuted_is_dropped(verdict):
+    """A counterexample beside True (or undecided) would contradict the verdict: it is not kept."""
+    decision = decide_zero(q - q) if verdict else ZeroDecision(None, "unknown", "unknown: the budget ran out")
+    c = Certificate.from_decision("q - q == 0", decision, counterexample={"q": 1})
+    assert c.holds is verdict and c.counterexample is None
