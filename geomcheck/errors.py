@@ -30,6 +30,7 @@ __all__ = [
     "NotClosedError",
     "BudgetExceeded",
     "InvalidArgumentError",
+    "BSeriesError",
     "DomainError",
 ]
 
@@ -96,6 +97,11 @@ class BudgetExceeded(GeomcheckError, TimeoutError):
 
 class InvalidArgumentError(GeomcheckError, ValueError):
     """An option (a budget, a precision, a count) is out of its range."""
+
+
+class BSeriesError(InvalidArgumentError):
+    """A B-series operation got series it cannot combine (colours, the empty-tree coefficient, a
+    tree beyond the truncation order, an inexact coefficient)."""
 
 
 class DomainError(GeomcheckError, ValueError):

@@ -33,6 +33,7 @@ any work is done, so a command never deletes what it did not write.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import shutil
@@ -229,22 +230,30 @@ def _build(root, profile, stream, client=None) -> int:
     t_start = time.perf_counter()
     case_jobs = report_jobs.case_jobs(profile)
     catalog_jobs = report_jobs.catalog_jobs()
+    bseries_jobs = report_jobs.bseries_jobs()
     structure_jobs = report_jobs.structure_jobs()
     # the long case studies first, so that on workers they do not finish last
-    jobs = case_jobs + catalog_jobs + structure_jobs
+    jobs = case_jobs + catalog_jobs + bseries_jobs + structure_jobs
     total = len(jobs) + 1
     results = report_jobs.run_jobs(jobs, stream, client, total=total)
-    cases = results[:len(case_jobs)]
-    catalog = results[len(case_jobs):len(case_jobs) + len(catalog_jobs)]
-    structures = results[len(case_jobs) + len(catalog_jobs):]
+    n_cases, n_catalog, n_bseries = len(case_jobs), len(catalog_jobs), len(bseries_jobs)
+    cases = results[:n_cases]
+    catalog = results[n_cases:n_cases + n_catalog]
+    bseries_rows = results[n_cases + n_catalog:n_cases + n_catalog + n_bseries]
+    structures = results[n_cases + n_catalog + n_bseries:]
     data = ReportData(profile)
-    summary = {"profile": profile, "catalog": [], "structures": [], "cases": [], "findings": [], "misprints": []}
+    summary = {"profile": profile, "catalog": [], "bseries": [], "structures": [], "cases": [], "findings": [],
+               "misprints": []}
 
     for entries in catalog:
         for e in entries:
             data.catalog.append(e)
             summary["catalog"].append({"scheme": e.scheme, "system": e.system, "property": e.prop,
                                        "holds": e.holds, "method": e.method})
+
+    for row in bseries_rows:
+        data.bseries.append(row)
+        summary["bseries"].append(dataclasses.asdict(row) | {"declared": sorted(row.declared)})
 
     for entry in structures:
         data.structures.append(entry)

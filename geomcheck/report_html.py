@@ -13,7 +13,7 @@ import base64
 import html
 import os
 
-from .report_model import CLASSIFICATION, VERDICT_WORDS, shown
+from .report_model import BSERIES_INTRO, CLASSIFICATION, VERDICT_WORDS, shown
 
 __all__ = ["render_html", "VERDICT_COLOURS"]
 
@@ -140,6 +140,22 @@ def render_html(data) -> str:
         h.append(f"<tr><td>{_e(e.scheme)}</td><td>{_e(e.system)}</td><td>{_e(e.prop)}</td><td>{verdict}</td>"
                  f'<td class="source">{_e(e.method)}</td></tr>')
     h.append("</table>")
+    if data.bseries:
+        h.append('<h3 id="bseries">The catalog for every vector field (B-series)</h3>')
+        h.append(f"<p>{_e(BSERIES_INTRO)}</p>")
+        h.append("<table><tr><th>scheme</th><th>trees to</th><th>order</th><th>symmetric</th><th>symplectic</th>"
+                 "<th>conj. sympl. to</th><th>energy to</th><th>agrees</th></tr>")
+        for r in data.bseries:
+            if r.skipped:
+                h.append(f'<tr><td>{_e(r.scheme)}</td><td colspan="7" class="source">{_e(r.skipped)}</td></tr>')
+                continue
+            agrees = "yes" if r.agrees is True else f'<span class="fail">{_e(r.disagreement or "undecided")}</span>'
+            cells = [r.checked_to, r.order, VERDICT_WORDS[r.symmetric], VERDICT_WORDS[r.symplectic],
+                     "-" if r.conjugate_symplectic_to is None else r.conjugate_symplectic_to,
+                     "-" if r.energy_preserving_to is None else r.energy_preserving_to]
+            h.append(f"<tr><td>{_e(r.scheme)} ({_e(r.kind)})</td>" + "".join(f"<td>{_e(c)}</td>" for c in cells)
+                     + f"<td>{agrees}</td></tr>")
+        h.append("</table>")
     h.append('<h2 id="derivations">Appendix B: derivations (LaTeX)</h2>')
     for r in data.cases:
         for label, c in r.certificates:

@@ -28,8 +28,8 @@ from .report_model import VERDICT_WORDS, CatalogEntry, StructureEntry
 #: how long to wait for a Dask scheduler to answer
 SCHEDULER_TIMEOUT = "20s"
 
-__all__ = ["Job", "catalog_jobs", "structure_jobs", "case_jobs", "run_jobs", "dask_client", "certify_scheme",
-           "derive_structure", "run_case", "install_figures"]
+__all__ = ["Job", "catalog_jobs", "bseries_jobs", "structure_jobs", "case_jobs", "run_jobs", "dask_client",
+           "certify_scheme", "bseries_row", "derive_structure", "run_case", "install_figures"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,6 +55,18 @@ def certify_scheme(name: str, system_name: str):
         label = f"order {s.order}" if prop == "order" else prop
         entries.append(CatalogEntry(name, system_name, label, c.holds, c.method, c.latex()))
     return entries, ", ".join(sorted({c.verdict() for c in certs.values()}))
+
+
+def bseries_row(name: str):
+    """One B-series scheme of the catalog read for every vector field: ``(BSeriesProperties, verdict)``."""
+    from integrators.bseries_table import bseries_properties
+
+    row = bseries_properties(name)
+    if row.skipped:
+        words = "not expanded"
+    else:
+        words = {True: "agrees", False: "DISAGREES", None: "undecided"}[row.agrees]
+    return row, words
 
 
 def _showcase():
@@ -111,6 +123,12 @@ def catalog_jobs() -> list:
         system_name = default_example_for(ig.scheme(name))
         jobs.append(Job(f"certify {name} on {system_name}", certify_scheme, (name, system_name)))
     return jobs
+
+
+def bseries_jobs() -> list:
+    from integrators.bseries_table import bseries_scheme_names
+
+    return [Job(f"B-series of {name} (every f)", bseries_row, (name,)) for name in bseries_scheme_names()]
 
 
 def structure_jobs() -> list:

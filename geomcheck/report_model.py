@@ -11,7 +11,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["CatalogEntry", "StructureEntry", "ReportData", "shown", "CLASSIFICATION", "VERDICT_WORDS"]
+__all__ = ["CatalogEntry", "StructureEntry", "ReportData", "shown", "CLASSIFICATION", "VERDICT_WORDS",
+           "BSERIES_INTRO"]
 
 #: how a certificate's three-valued verdict reads
 VERDICT_WORDS = {True: "holds", False: "fails", None: "undecided"}
@@ -25,6 +26,15 @@ CLASSIFICATION = (
     " without blaming the authors. A convention or reading: an unstated but natural choice, a different"
     " sign convention or an ambiguous formula; we state the readings and which one holds. A critique: the"
     " paper is not wrong as printed, but a method or claim it offers has a weakness we show.")
+
+#: what the B-series table says (TeX and HTML)
+BSERIES_INTRO = (
+    "Each catalog scheme that is a Runge-Kutta or partitioned Runge-Kutta method, Stormer-Verlet or a "
+    "composition of these, read as a B-series (P-series: bicoloured trees) and decided exactly on the trees "
+    "with at most the stated number of vertices, for every vector field at once. 'conj. sympl. to' and "
+    "'energy to': the largest order up to which the method is conjugate to a symplectic method, or preserves "
+    "every Hamiltonian (B-series only). 'agrees': the trees confirm the declared order, symmetry and "
+    "symplecticity, which the table above certified on one generic system: two independent proofs.")
 
 _LONG_NUMBER = re.compile(r"-?\d[\d.]{15,}(?:[eE][-+]?\d+)?")
 
@@ -69,6 +79,7 @@ class ReportData:
 
     profile: str
     catalog: list = field(default_factory=list)
+    bseries: list = field(default_factory=list)
     structures: list = field(default_factory=list)
     cases: list = field(default_factory=list)
 
@@ -87,6 +98,8 @@ class ReportData:
              *count(c.holds for r in self.cases for _, c in r.certificates)),
             ("The papers' theorems, computed", *count(s.holds for s in self.structures)),
             ("The integrators catalog: every declared property and order", *count(e.holds for e in self.catalog)),
+            ("The catalog for every vector field: declared order and properties confirmed on B-series trees",
+             *count(r.agrees for r in self.bseries if not r.skipped)),
         ]
 
     @property
@@ -107,6 +120,8 @@ class ReportData:
         out += [f"theorem '{s.title}' {VERDICT_WORDS[s.holds]}" for s in self.structures if s.holds is not True]
         out += [f"catalog: {e.scheme} on {e.system}, {e.prop}: {VERDICT_WORDS[e.holds]}"
                 for e in self.catalog if e.holds is not True]
+        out += [f"B-series of {r.scheme}: {'undecided' if r.agrees is None else r.disagreement}"
+                for r in self.bseries if not r.skipped and r.agrees is not True]
         return out
 
     def verdict(self) -> str:

@@ -14,7 +14,7 @@ import os
 import re
 
 from .latex import fit_to_width, tex_text
-from .report_model import CLASSIFICATION, VERDICT_WORDS, shown
+from .report_model import BSERIES_INTRO, CLASSIFICATION, VERDICT_WORDS, shown
 
 __all__ = ["render_tex", "PREAMBLE"]
 
@@ -151,6 +151,21 @@ def render_tex(data, root) -> str:
              r" \hline\endhead")
     t += [f"{_esc(e.scheme)} & {_esc(e.system)} & {_esc(e.prop)} & {_verdict(e.holds)} \\\\" for e in data.catalog]
     t.append(r"\hline\end{longtable}")
+    if data.bseries:
+        t.append(r"\section{The catalog for every vector field (B-series)}")
+        t.append(_esc(BSERIES_INTRO))
+        t.append(r"\begin{longtable}{@{}p{3.8cm}lllllll@{}}\hline scheme & trees & order & symm. & sympl."
+                 r" & conj.\ to & energy to & agrees \\ \hline\endhead")
+        for r in data.bseries:
+            if r.skipped:
+                t.append(f"{_esc(r.scheme)} & \\multicolumn{{7}}{{p{{9cm}}}}{{{_esc(r.skipped)}}} \\\\")
+                continue
+            cells = [r.checked_to, r.order, VERDICT_WORDS[r.symmetric], VERDICT_WORDS[r.symplectic],
+                     "--" if r.conjugate_symplectic_to is None else r.conjugate_symplectic_to,
+                     "--" if r.energy_preserving_to is None else r.energy_preserving_to]
+            t.append(f"{_esc(r.scheme)} ({_esc(r.kind)}) & " + " & ".join(_esc(c) for c in cells)
+                     + f" & {_verdict(r.agrees)} \\\\")
+        t.append(r"\hline\end{longtable}")
     if any(r.certificates or r.derivations for r in data.cases):
         t.append(r"\section{Certificates and derivations of the case studies}")
         for r in data.cases:

@@ -14,7 +14,9 @@ The building blocks are
 - :func:`forms`, :func:`vector_fields`, :func:`maps`,
   :func:`constant_symplectic_forms` -- exterior calculus on an ordinary chart;
 - :func:`superfunctions`, :func:`vector_fields_graded`,
-  :func:`odd_vector_fields` -- graded geometry.
+  :func:`odd_vector_fields` -- graded geometry;
+- :func:`butcher_tableaux`, :func:`partitioned_tableaux` -- Runge-Kutta methods with exact
+  entries (for laws of :mod:`geomcheck.bseries` and tableau certificates).
 
 Wherever a chart is asked for, a :class:`~geomcheck.Chart` or a strategy of
 charts may be given.  Wherever ``coefficients`` is asked for, you may give a
@@ -80,6 +82,8 @@ __all__ = [
     "odd_vector_fields",
     "superfunction_degrees",
     "vector_field_degrees",
+    "butcher_tableaux",
+    "partitioned_tableaux",
 ]
 
 #: Default names of even coordinates (no ``h``: it is the step size by convention;
@@ -859,6 +863,104 @@ def odd_vector_fields(graded_chart: Chart | SearchStrategy[Chart], degree: int |
     return vector_fields_graded(
         graded_chart, degree=degree, max_terms=max_terms, coefficients=coefficients, parity=1, **kwargs
     )
+
+
+# --------------------------------------------------------------------------- tableaux
+
+
+@st.composite
+def _tableau_entries(draw, stages, explicit, entries):
+    n = draw(_as_strategy(stages))
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise InvalidArgument(f"the number of stages must be a positive integer, not {n!r}")
+    kind = draw(_as_strategy(explicit)) if explicit is not None else draw(st.sampled_from(("explicit", "implicit")))
+    if kind not in ("explicit", "diagonally-implicit", "implicit"):
+        raise InvalidArgument(f"explicit must be 'explicit', 'diagonally-implicit' or 'implicit', not {kind!r}")
+    nums = entries if entries is not None else numbers(2, 4, allow_zero=True)
+    A = [[draw(nums) if (j < i or (j == i and kind != "explicit") or kind == "implicit") else sp.S.Zero
+          for j in range(n)] for i in range(n)]
+    b = [draw(nums) for _ in range(n)]
+    return A, b
+
+
+def butcher_tableaux(stages: int | SearchStrategy[int] = st.integers(1, 3), *,
+                     explicit: str | SearchStrategy[str] | None = None,
+                     entries: SearchStrategy | None = None,
+                     consistent: bool = True) -> SearchStrategy:
+    """Runge-Kutta tableaux with exact rational entries (a
+    :class:`~geomcheck.certify.tableaux.ButcherTableau`).
+
+    Parameters
+    ----------
+    stages : int or strategy
+        The number of stages (1 to 3 by default: the laws of B-series are checked on trees,
+        whose number grows fast, not on stages).
+    explicit : {"explicit", "diagonally-implicit", "implicit"} or strategy, optional
+        The structure of A; drawn among explicit and fully implicit when not given.
+    entries : strategy of sympy numbers, optional
+        The entries of A and b (default: :func:`numbers` with numerators up to 2 and
+        denominators up to 4, zero allowed).
+    consistent : bool
+        Rescale b to sum to 1 (order at least 1) when its sum is not zero; tableaux whose b sums
+        to zero are rejected.
+
+    Examples
+    --------
+    >>> from hypothesis import given, settings
+    >>> from geomcheck import strategies as gst
+    >>> from geomcheck.certify.tableaux import order
+    >>> @settings(max_examples=5, deadline=None, database=None)
+    ... @given(gst.butcher_tableaux(explicit="explicit"))
+    ... def test_consistent(T):
+    ...     assert sum(T.b) == 1 and order(T).order >= 1
+    >>> test_consistent()
+    """
+    from .certify.tableaux import ButcherTableau
+
+    @st.composite
+    def build(draw):
+        A, b = draw(_tableau_entries(stages, explicit, entries))
+        if consistent:
+            total = sum(b)
+            if total == 0:
+                reject()
+            b = [x / total for x in b]
+        return ButcherTableau(A, b, name="drawn tableau")
+
+    return build()
+
+
+def partitioned_tableaux(stages: int | SearchStrategy[int] = st.integers(1, 2), *,
+                         explicit: str | SearchStrategy[str] | None = None,
+                         entries: SearchStrategy | None = None) -> SearchStrategy:
+    """Partitioned Runge-Kutta pairs with exact rational entries and consistent weights (a
+    :class:`~geomcheck.certify.tableaux.PartitionedTableau`); parameters as for
+    :func:`butcher_tableaux`, the two parts drawn independently with one number of stages.
+
+    >>> from hypothesis import given, settings
+    >>> from geomcheck import strategies as gst
+    >>> @settings(max_examples=3, deadline=None, database=None)
+    ... @given(gst.partitioned_tableaux())
+    ... def test_two_parts(T):
+    ...     assert T.q.s == T.p.s
+    >>> test_two_parts()
+    """
+    from .certify.tableaux import PartitionedTableau
+
+    @st.composite
+    def build(draw):
+        n = draw(_as_strategy(stages))
+        parts = []
+        for _ in range(2):
+            A, b = draw(_tableau_entries(n, explicit, entries))
+            total = sum(b)
+            if total == 0:
+                reject()
+            parts.append((A, [x / total for x in b]))
+        (A1, b1), (A2, b2) = parts
+        return PartitionedTableau(A1, b1, A2, b2, name="drawn pair")
+
+    return build()
 
 
 def _register_types():

@@ -15,6 +15,7 @@ to mpmath (``integrate``).
 True
 """
 
+from .bseries_table import BSeriesProperties, bseries_properties
 from .catalog import list_schemes, scheme
 from .examples import example_system, list_example_systems
 from .integrate import Solution, integrate
@@ -42,4 +43,6 @@ __all__ = [
     "run_map",
     "Solution",
     "with_kernel",
+    "bseries_properties",
+    "BSeriesProperties",
 ]

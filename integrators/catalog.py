@@ -35,6 +35,7 @@ from .schemes.port_hamiltonian import PortHamiltonianDiscreteGradient
 from .schemes.rattle import Rattle
 from .schemes.refined_composition import RefinedComposition
 from .schemes.runge_kutta import RungeKutta
+from .schemes.splitting import Splitting, blanes_moan, yoshida8
 from .schemes.verlet import StormerVerlet
 
 __all__ = ["list_schemes", "scheme", "declared"]
@@ -69,6 +70,21 @@ def _refined_composition(name, order):
         return RefinedComposition(StormerVerlet("velocity"), compositions.kahan_li(order), name=name,
                                   description=f"Kahan and Li's {stages}-stage symmetric composition of"
                                               f" Stormer-Verlet (order {order}; coefficients refined to 60 digits)")
+    return make
+
+
+def _blanes_moan(name, method, class_, description):
+    def make():
+        a, b = blanes_moan(method)
+        return Splitting(a, b, class_, name=name, description=description)
+    return make
+
+
+def _yoshida8(solution):
+    def make():
+        return RefinedComposition(StormerVerlet("velocity"), yoshida8(solution), name=f"yoshida-8-15{solution.lower()}",
+                                  description=f"Yoshida's 15-stage symmetric composition of Stormer-Verlet of order 8,"
+                                              f" solution {solution} (coefficients refined to 60 digits)")
     return make
 
 
@@ -140,6 +156,19 @@ _ENTRIES = {
     # holonomic constraints (ConstrainedHamiltonianSystem): properties on the constraint manifold
     "rattle": (Rattle, 2, frozenset({"symplectic", "symmetric", "constraint-preserving"})),
     "discrete-dirac": (DiscreteDirac, 1, frozenset()),
+    # splitting methods (exact drifts and kicks of H = T(p) + V(q)); order by the splitting order conditions
+    # of their problem class (geomcheck.certify.splitting), coefficients of Blanes and Moan, J. Comput. Appl.
+    # Math. 142 (2002), Tables 2 and 3, refined to 60 digits
+    "blanes-moan-s6": (_blanes_moan("blanes-moan-s6", "s6", "separable",
+                                    "Blanes and Moan's S6: 6 drifts, order 4 for every separable H"), 4, _SP),
+    "blanes-moan-srkn6b": (_blanes_moan("blanes-moan-srkn6b", "srkn6b", "rkn",
+                                        "Blanes and Moan's SRKN6b: 6 drifts, order 4 for T quadratic in p"), 4, _SP),
+    "blanes-moan-srkn11b": (_blanes_moan("blanes-moan-srkn11b", "srkn11b", "rkn",
+                                         "Blanes and Moan's SRKN11b: 11 drifts, order 6 for T quadratic in p"
+                                         " (order 4 for general separable H)"), 6, _SP),
+    # Yoshida's 15-stage compositions of order 8 (Phys. Lett. A 150 (1990), Table 2), not the triple jumps
+    "yoshida-8-15a": (_yoshida8("A"), 8, _SP),
+    "yoshida-8-15d": (_yoshida8("D"), 8, _SP),
 }
 
 _BUILT: dict = {}

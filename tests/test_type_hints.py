@@ -36,6 +36,7 @@ PUBLIC_MODULES = (
     "geomcheck",
     "geomcheck.zero",
     "geomcheck.certify",
+    "geomcheck.bseries",
     "geomcheck.testing",
     "geomcheck.strategies",
     "geomcheck.structures",

@@ -1,6 +1,22 @@
 """Certificates of geometric properties of maps and schemes."""
 
-from . import compositions, discrete_gradients, families, number_field, tableaux, trees
+from . import (
+    algebraic_stability,
+    compositions,
+    discrete_gradients,
+    error_coefficients,
+    exact_sign,
+    families,
+    linear_stability,
+    number_field,
+    splitting,
+    tableaux,
+    trees,
+)
+from .algebraic_stability import is_algebraically_stable
+from .error_coefficients import error_coefficients as tableau_error_coefficients
+from .error_coefficients import principal_error_norm
+from .linear_stability import is_A_stable, is_L_stable, stability_region_plot
 from .certificate import Certificate
 from .compositions import (
     certify_composition_order,
@@ -22,6 +38,7 @@ from .families import (
 )
 from .tableaux import ButcherTableau, PartitionedTableau, reduce_tableau, stability_function
 from .discrete_gradients import avf_gradient, certify_discrete_gradient, gonzalez_gradient, itoh_abe_gradient
+from .splitting import refine_splitting, splitting_order
 from .maps import (
     certify_conformal_symplectic,
     certify_conserves,
@@ -74,4 +91,17 @@ __all__ = [
     "lobatto_iiic",
     "lobatto_iiic_star",
     "lobatto_iiia_iiib",
+    "splitting",
+    "splitting_order",
+    "refine_splitting",
+    "linear_stability",
+    "algebraic_stability",
+    "error_coefficients",
+    "exact_sign",
+    "is_A_stable",
+    "is_L_stable",
+    "stability_region_plot",
+    "is_algebraically_stable",
+    "principal_error_norm",
+    "tableau_error_coefficients",
 ]

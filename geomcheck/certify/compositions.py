@@ -83,6 +83,7 @@ from ..caches import register
 from ..errors import CompositionCoefficientError, CompositionError, InvalidArgumentError, RefinementError
 from ..latex import Derivation, tex_text
 from .certificate import Certificate, point_by_name
+from .lyndon import bracket_expansion, is_lyndon, standard_factorization
 from .number_field import NotAlgebraic, NumberField, algebraic_generators
 from .precision import REFUTATION_FACTOR, Bounded, data_precision
 
@@ -119,8 +120,6 @@ def _letters(base_order: int, max_weight: int) -> tuple:
 #: entries of each word memo, one per (letters, weight): an analysis to weight n over one base
 #: order needs n of them (bounded, like every memo: see geomcheck.caches)
 _WORD_MEMO_SIZE = 256
-#: the bracketings of Lyndon words, one per word and per factor of one
-_BRACKET_MEMO_SIZE = 4096
 
 
 @lru_cache(maxsize=_WORD_MEMO_SIZE)
@@ -143,51 +142,22 @@ def _words_by_length(letters: tuple, n: int) -> tuple:
     return tuple((k, tuple(ws)) for k, ws in sorted(groups.items()))
 
 
-def _is_lyndon(w: tuple) -> bool:
-    # strictly smaller than each proper suffix (Python's tuple order is the lexicographic
-    # order in which a proper prefix is smaller, the one Lyndon words are defined with)
-    return len(w) > 0 and all(w < w[i:] for i in range(1, len(w)))
-
-
 @lru_cache(maxsize=_WORD_MEMO_SIZE)
 def _lyndon(letters: tuple, n: int) -> tuple:
-    return tuple(sorted(w for w in _words(letters, n) if _is_lyndon(w)))
-
-
-def _standard_factorization(w: tuple):
-    """``w = u v`` with ``v`` the longest proper suffix of ``w`` that is a Lyndon word."""
-    for i in range(1, len(w)):
-        if _is_lyndon(w[i:]):
-            return w[:i], w[i:]
-    raise AssertionError(f"{w} has no proper Lyndon suffix")  # pragma: no cover - single letters
-
-
-@lru_cache(maxsize=_BRACKET_MEMO_SIZE)
-def _bracket(w: tuple) -> dict:
-    """The standard bracketing ``P_w`` of a Lyndon word, expanded in words (integer coefficients)."""
-    if len(w) == 1:
-        return {w: 1}
-    u, v = _standard_factorization(w)
-    X, Y = _bracket(u), _bracket(v)
-    out: dict = {}
-    for a, x in X.items():
-        for b, y in Y.items():
-            out[a + b] = out.get(a + b, 0) + x * y
-            out[b + a] = out.get(b + a, 0) - x * y
-    return {k: c for k, c in out.items() if c}
+    return tuple(sorted(w for w in _words(letters, n) if is_lyndon(w)))
 
 
 def _label(w: tuple) -> str:
     if len(w) == 1:
         return f"A{w[0]}"
-    u, v = _standard_factorization(w)
+    u, v = standard_factorization(w)
     return f"[{_label(u)},{_label(v)}]"
 
 
 def _latex_label(w: tuple) -> str:
     if len(w) == 1:
         return f"A_{{{w[0]}}}"
-    u, v = _standard_factorization(w)
+    u, v = standard_factorization(w)
     return rf"[{_latex_label(u)}, {_latex_label(v)}]"
 
 
@@ -659,7 +629,7 @@ def _lyndon_coordinates(dom, element: dict, letters, n):
     for w in _lyndon(letters, n):
         c = element.get(w, dom.zero)
         for w2, c2 in coords:
-            e = _bracket(w2).get(w)
+            e = bracket_expansion(w2).get(w)
             if e:
                 c = dom.sub(c, dom.scale(c2, Fraction(e)))
         coords.append((w, c))
@@ -670,7 +640,7 @@ def _check_lie(dom, element: dict, coords):
     """Exact domains: the element equals sum c_w P_w (it is a Lie element), else a bug."""
     rest = dict(element)
     for w, c in coords:
-        for word, e in _bracket(w).items():
+        for word, e in bracket_expansion(w).items():
             rest[word] = dom.sub(rest.get(word, dom.zero), dom.scale(c, Fraction(e)))
     bad = [w for w, c in rest.items() if not dom.is_zero(c)]
     if bad:  # pragma: no cover - would mean the expansion is wrong
@@ -1666,6 +1636,6 @@ def refine_composition(gammas, order: int, base_order: int = 2, *, dps: int = 60
     return tuple(sympy.Float(v, dps) for v in expand(u))
 
 
-for _memo in (_words, _words_by_length, _lyndon, _bracket, _refined):
+for _memo in (_words, _words_by_length, _lyndon, _refined):
     register(f"geomcheck.certify.compositions.{_memo.__name__}", _memo.cache_clear,
              lambda m=_memo: m.cache_info().currsize)

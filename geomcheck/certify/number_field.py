@@ -194,7 +194,14 @@ def degree_bound(generators: Iterable[sympy.Expr]) -> int:
     >>> import sympy
     >>> degree_bound([sympy.sqrt(2), sympy.Integer(3) ** sympy.Rational(1, 3), sympy.cos(sympy.pi / 9)])
     18
+    >>> two = sympy.Integer(2)                   # radicals of one rational: the lcm, not the product
+    >>> degree_bound([two ** sympy.Rational(1, 15), two ** sympy.Rational(1, 5), two ** sympy.Rational(1, 3)])
+    15
     """
+    generators = list(generators)
+    one_base = _one_radical_base(generators)
+    if one_base is not None:
+        return one_base[1]          # Q(b**(1/N)), of degree N, holds every b**(1/q) with q | N
     bound = 1
     for g in generators:
         bound *= _generator_degree_bound(g)

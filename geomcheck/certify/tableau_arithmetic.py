@@ -12,7 +12,10 @@ chosen by :func:`domain_for` from the entries (see :mod:`geomcheck.certify.table
 * :class:`SymbolicDomain` -- other constants (``pi``, ``cos(1)`` ...): sympy arithmetic
   decided by :mod:`geomcheck.zero`;
 * :class:`NumericDomain` -- plain mpmath numbers at a fixed precision (the numeric path of
-  :mod:`geomcheck.certify.families`, which solves for high-stage tableaux in floating point).
+  :mod:`geomcheck.certify.families`, which solves for high-stage tableaux in floating point);
+* :class:`RationalFunctionDomain` -- rational functions of free symbols with rational
+  coefficients (a family of methods with a parameter ``alpha``): exact, and zero means zero as a
+  rational function, i.e. for every value of the parameters (:func:`parametric_domain_for`).
 
 Each offers ``kind``, ``zero``, ``one``, ``convert`` (a sympy entry into the arithmetic),
 ``const``, ``to_sympy``, ``is_zero``, ``short``, ``tex``, ``describe`` and ``decide`` (a
@@ -44,8 +47,11 @@ __all__ = [
     "NumericDomain",
     "InexactDomain",
     "SymbolicDomain",
+    "RationalFunctionDomain",
     "domain_for",
+    "parametric_domain_for",
     "gauss_jordan",
+    "characteristic_coefficients",
     "clear_caches",
     "MAX_FIELD_DEGREE",
 ]
@@ -290,6 +296,95 @@ class SymbolicDomain:
         return d.is_zero, d.stage, f"{self.describe()}: {d.method}{where}", key
 
 
+class RationalFunctionDomain:
+    """Rational functions of free symbols with rational coefficients, exactly (sympy's ``QQ(x, ...)``).
+
+    An element is zero exactly when it is the zero rational function: a residual that vanishes
+    here vanishes for *every* value of the symbols where it is defined, and a nonzero one vanishes
+    at most on a proper algebraic subset of them.
+
+    Parameters
+    ----------
+    field : sympy.polys.domains.Domain
+        A fraction field ``QQ(x, ...)`` whose generators are sympy Symbols.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> alpha = sympy.Symbol("alpha")
+    >>> dom = parametric_domain_for([1 / (2 * alpha), sympy.Rational(1, 2)])
+    >>> x = dom.convert(1 / (2 * alpha))
+    >>> dom.to_sympy(2 * x * dom.convert(alpha) - dom.one), dom.describe()
+    (0, 'exact arithmetic in the field of rational functions QQ(alpha): zero means zero for every alpha')
+    """
+
+    kind = "exact"
+
+    def __init__(self, field):
+        self.field = field
+        self.one = field.one
+        self.zero = field.zero
+        self.symbols = tuple(field.symbols)
+
+    def convert(self, e):
+        return self.field.from_sympy(sympy.sympify(e))
+
+    def const(self, p, q=1):
+        return self.field.from_sympy(sympy.Rational(p, q))
+
+    def to_sympy(self, x):
+        return sympy.factor(self.field.to_sympy(x))
+
+    def is_zero(self, x):
+        return not x
+
+    def short(self, x):
+        return sympy.sstr(self.to_sympy(x))
+
+    def describe(self):
+        names = ", ".join(str(s) for s in self.symbols)
+        return (f"exact arithmetic in the field of rational functions QQ({names}): zero means zero for "
+                f"every {names}")
+
+    def tex(self, x):
+        return sympy.latex(self.to_sympy(x))
+
+    def decide(self, items, label=str):
+        for key, r in items:
+            if r:
+                return False, "exact", (f"{self.describe()}: the residual of {label(key)} is the nonzero rational "
+                                        f"function {self.short(r)} (it may vanish for special values)"), key
+        return True, "exact", f"{self.describe()}: all {len(items)} residuals are identically 0", None
+
+
+def parametric_domain_for(entries: list):
+    """The arithmetic for entries that may contain free symbols (parameters of a family).
+
+    Without free symbols: :func:`domain_for`.  With free symbols, when every entry is a rational
+    function of them with rational coefficients: :class:`RationalFunctionDomain`.  Otherwise
+    (algebraic numbers or functions beside the symbols): :class:`SymbolicDomain`, decided by
+    :mod:`geomcheck.zero` -- never a fraction field whose generators could be algebraically
+    dependent (``sin(x)`` and ``cos(x)`` as independent generators would make
+    ``sin(x)**2 + cos(x)**2 - 1`` nonzero).
+    """
+    from sympy.polys.constructor import construct_domain
+    from sympy.polys.polyerrors import PolynomialError
+
+    entries = [sympy.sympify(e) for e in entries]
+    symbols = set().union(*(e.free_symbols for e in entries)) if entries else set()
+    if not symbols:
+        return domain_for(entries)
+    try:
+        K, _ = construct_domain(entries, field=True)
+    except PolynomialError:  # pragma: no cover - construct_domain falls back to EX
+        return SymbolicDomain()
+    gens = getattr(K, "symbols", None) or getattr(K, "gens", ())
+    if K.is_FractionField and K.domain.is_QQ or K.is_FractionField and K.domain.is_ZZ:
+        if all(isinstance(g, sympy.Symbol) for g in gens):
+            return RationalFunctionDomain(sympy.QQ.frac_field(*gens))
+    return SymbolicDomain()
+
+
 def _float_tex(x):
     s = mpmath.nstr(x, 3, min_fixed=0, max_fixed=0)
     if "e" in s:
@@ -351,3 +446,39 @@ def gauss_jordan(aug, n, numeric=False):
                 f = aug[r][col]
                 aug[r] = [x - f * y for x, y in zip(aug[r], aug[col])]
     return aug
+
+
+def characteristic_coefficients(dom, M) -> list:
+    """``[1, c_1, ..., c_s]`` with ``det(lambda I - M) = lambda^s + c_1 lambda^(s-1) + ... + c_s``.
+
+    Equivalently ``det(I - z M) = sum_k c_k z^k`` (the denominator of a stability function).
+    Faddeev-LeVerrier in the arithmetic ``dom`` of the entries (exact: no division but by k).
+
+    >>> from fractions import Fraction
+    >>> dom = domain_for([sympy.Rational(1, 2)])
+    >>> half = dom.convert(sympy.Rational(1, 2))
+    >>> [dom.to_sympy(c) for c in characteristic_coefficients(dom, [[half, dom.zero], [dom.one, half]])]
+    [1, -1, 1/4]
+    """
+    s = len(M)
+    coeffs = [dom.one]
+    Mk = [[dom.zero] * s for _ in range(s)]
+
+    def dot(u, v):
+        acc = dom.zero
+        for x, y in zip(u, v):
+            if x and y:
+                acc = acc + x * y
+        return acc
+
+    for k in range(1, s + 1):
+        # M_k = M M_{k-1} + c_{k-1} I ;  c_k = -tr(M M_k) / k
+        prod = [[dot(M[i], [Mk[l][j] for l in range(s)]) for j in range(s)] for i in range(s)]
+        for i in range(s):
+            prod[i][i] = prod[i][i] + coeffs[k - 1]
+        Mk = prod
+        tr = dom.zero
+        for i in range(s):
+            tr = tr + dot(M[i], [Mk[l][i] for l in range(s)])
+        coeffs.append(-tr / k)
+    return coeffs

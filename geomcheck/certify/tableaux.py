@@ -102,6 +102,7 @@ from ..latex import Derivation, Step, tex_text
 from .certificate import Certificate
 # MAX_FIELD_DEGREE and gauss_jordan stay importable from here, where they were defined first
 from .tableau_arithmetic import MAX_FIELD_DEGREE, InexactDomain, domain_for, gauss_jordan  # noqa: F401
+from .tableau_arithmetic import characteristic_coefficients
 from .tableau_arithmetic import clear_caches as clear_fields
 from .trees import MAX_ORDER, ElementaryWeights, trees_of_order
 from .trees import clear_caches as clear_trees
@@ -1719,25 +1720,8 @@ def stability_function(T: ButcherTableau, z: sympy.Symbol | None = None) -> Stab
     Amb = [[ar.A[i][j] - ar.b[j] for j in range(s)] for i in range(s)]
 
     def det_poly(M):
-        coeffs = _charpoly(dom, M)   # det(I - zM) = sum_k coeffs[k] z^k
+        coeffs = characteristic_coefficients(dom, M)   # det(I - zM) = sum_k coeffs[k] z^k
         return sympy.Add(*[dom.to_sympy(c) * z ** k for k, c in enumerate(coeffs)])
 
     return StabilityFunction(det_poly(Amb), det_poly(ar.A), z)
 
-
-def _charpoly(dom, M):
-    """[1, c_1, ..., c_s] with det(lambda I - M) = lambda^s + c_1 lambda^(s-1) + ... + c_s."""
-    s = len(M)
-    coeffs = [dom.one]
-    Mk = [[dom.zero] * s for _ in range(s)]
-    for k in range(1, s + 1):
-        # M_k = M M_{k-1} + c_{k-1} I ;  c_k = -tr(M M_k) / k
-        prod = [[_dot(dom, M[i], [Mk[l][j] for l in range(s)]) for j in range(s)] for i in range(s)]
-        for i in range(s):
-            prod[i][i] = prod[i][i] + coeffs[k - 1]
-        Mk = prod
-        tr = dom.zero
-        for i in range(s):
-            tr = tr + _dot(dom, M[i], [Mk[l][i] for l in range(s)])
-        coeffs.append(-tr / k)
-    return coeffs

@@ -19,6 +19,7 @@
 - :mod:`.refined_composition`  compositions with high-precision Float coefficients (Kahan-Li)
 - :mod:`.discrete_gradient`  average vector field, Gonzalez and Itoh-Abe schemes (energy-preserving, any H)
 - :mod:`.port_hamiltonian`   the discrete-gradient scheme of port-Hamiltonian systems (discrete power balance)
+- :mod:`.splitting`     splitting methods exp(a_1 h A) exp(b_1 h B) ... (Blanes-Moan, Yoshida's order 8)
 - :mod:`.quotients`     removable-singularity quotients: exact form, evaluation rule, Taylor expansion
 """
 
@@ -30,7 +31,8 @@ from .discrete_gradient import DiscreteGradientScheme
 from .partitioned import PartitionedRungeKutta
 from .rattle import Rattle
 from .runge_kutta import RungeKutta
+from .splitting import Splitting
 from .verlet import StormerVerlet
 
 __all__ = ["Scheme", "PROPERTIES", "RungeKutta", "PartitionedRungeKutta", "Composition", "StormerVerlet", "ContactSplitting",
-           "Rattle", "DiscreteDirac", "DiscreteGradientScheme"]
+           "Rattle", "DiscreteDirac", "DiscreteGradientScheme", "Splitting"]

@@ -34,6 +34,7 @@ from ..errors import SchemeNotApplicableError
 from ..systems import STEP_SYMBOL, CanonicalSystem, ContactSystem, HamiltonianSystem, System
 
 if TYPE_CHECKING:
+    from geomcheck.bseries import BSeries
     from geomcheck.certify import Certificate
 
 __all__ = ["Scheme", "NamedScheme", "Stage", "PROPERTIES", "REQUIREMENTS", "SYSTEM_KINDS"]
@@ -199,6 +200,18 @@ class Scheme:
         if prop == "energy-preserving":
             return gc.certify_conserves(phi, system.energy)
         raise ValueError(f"unknown property {prop!r}; known: order, {', '.join(PROPERTIES)}")
+
+    def bseries(self, order: int) -> BSeries:
+        """The B-series (or P-series) of the scheme up to ``order``, for schemes that are B-series methods.
+
+        Runge-Kutta and partitioned Runge-Kutta tableaux, Stormer-Verlet and compositions of
+        such schemes have one (:mod:`geomcheck.bseries`); any other scheme raises
+        :class:`~geomcheck.errors.BSeriesError`.
+        """
+        from geomcheck.errors import BSeriesError
+
+        raise BSeriesError(f"the scheme {self.name!r} is not a B-series method (it is not a Runge-Kutta or "
+                           f"partitioned Runge-Kutta method, nor a composition of one), so it has no B-series")
 
     def observed_order(self, system: System, max_order: int | None = None) -> int | None:
         """The order of the step map on ``system`` by Taylor expansion (gc.map_order)."""

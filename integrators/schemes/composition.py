@@ -37,6 +37,7 @@ from ..systems import HamiltonianSystem
 from .base import Scheme, Stage, scaled
 
 if TYPE_CHECKING:
+    from geomcheck.bseries import BSeries
     from fractions import Fraction
 
     from ..systems import System
@@ -144,6 +145,19 @@ class Composition(Scheme):
             m = scaled(st.map, st.factor, st.offset, system.time)
             phi = m if phi is None else gc.compose(m, phi)
         return phi
+
+    def bseries(self, order: int) -> BSeries:
+        """The series of the composition from the base's: ``base(gamma_1 h)`` then ``base(gamma_2 h)`` ...
+
+        >>> import integrators as ig
+        >>> yoshida = ig.scheme("yoshida-4").bseries(5)
+        >>> from geomcheck.bseries import exact_flow
+        >>> yoshida.truncate(4) == exact_flow(4, colours=2), yoshida == exact_flow(5, colours=2)
+        (True, False)
+        """
+        from geomcheck import bseries
+
+        return bseries.composition_method(self.base.bseries(order), self.gammas, name=self.name)
 
     def certify(self, system: System, properties: Iterable[str] | None = None) -> dict[str, Certificate]:
         """As :meth:`Scheme.certify`; the composite map is built only for a property that needs it."""

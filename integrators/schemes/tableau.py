@@ -7,9 +7,14 @@ renumbering of stages.  Two tableau schemes are equal iff their tableaux are.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from geomcheck.certify import tableaux
 
 from .base import Scheme
+
+if TYPE_CHECKING:
+    from geomcheck.bseries import BSeries
 
 __all__ = ["TableauScheme"]
 
@@ -47,6 +52,20 @@ class TableauScheme(Scheme):
     def properties(self) -> frozenset:
         certs = self.tableau_certificates()
         return frozenset(k for k in ("symplectic", "symmetric") if certs[k].holds is True)
+
+    def bseries(self, order: int) -> BSeries:
+        """The B-series (P-series for a partitioned pair) of the tableau up to ``order``, exactly.
+
+        >>> import integrators as ig
+        >>> s = ig.scheme("implicit-midpoint").bseries(3)
+        >>> [str(c) for _, c in s.items()]
+        ['1', '1/2', '1/4', '1/4']
+        """
+        from geomcheck import bseries
+
+        if isinstance(self.tableau, tableaux.PartitionedTableau):
+            return bseries.partitioned_runge_kutta(self.tableau, order, name=self.name)
+        return bseries.runge_kutta(self.tableau, order=order, name=self.name)
 
     @property
     def explicit(self) -> bool:

@@ -25,12 +25,17 @@ A non-separable H is refused: use ``lobatto-iiia-iiib-2`` (the same method, impl
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import sympy
 
 import geomcheck as gc
 
 from .base import Scheme
 from .stages import stage_parameters
+
+if TYPE_CHECKING:
+    from geomcheck.bseries import BSeries
 
 __all__ = ["StormerVerlet"]
 
@@ -70,6 +75,24 @@ class StormerVerlet(Scheme):
             at_P = dict(zip(p, P))
             Q = [qhi + half * h * gc.substitute(t, at_P) for qhi, t in zip(qh, Tp)]
         return gc.Map(system.chart, system.chart, Q + P, parameters=stage_parameters(system))
+
+    def bseries(self, order: int) -> BSeries:
+        """The P-series of the method: the Lobatto IIIA-IIIB pair with two stages (IIIA for q in the
+        velocity form, for p in the position form), which Stormer-Verlet is (Hairer, Lubich, Wanner, II.2).
+
+        >>> from geomcheck.bseries import exact_flow
+        >>> sv = StormerVerlet().bseries(3)
+        >>> sv.truncate(2) == exact_flow(2, colours=2), sv == exact_flow(3, colours=2)
+        (True, False)
+        """
+        from geomcheck import bseries
+        from geomcheck.certify import families
+        from geomcheck.certify.tableaux import PartitionedTableau
+
+        pair = families.lobatto_iiia_iiib(2)
+        if self.form == "position":
+            pair = PartitionedTableau.from_parts(pair.p, pair.q, name="Lobatto IIIB-IIIA (s=2)")
+        return bseries.partitioned_runge_kutta(pair, order, name=self.name)
 
     def __eq__(self, other):
         return type(other) is type(self) and other.form == self.form

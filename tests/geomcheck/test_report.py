@@ -20,6 +20,8 @@ def small(monkeypatch):
     keep = {"stormer-verlet", "implicit-midpoint"}
     full = report_jobs.catalog_jobs
     monkeypatch.setattr(report_jobs, "catalog_jobs", lambda: [j for j in full() if j.args[0] in keep])
+    monkeypatch.setattr(report_jobs, "bseries_jobs", lambda: [report_jobs.Job(f"B-series of {n}", report_jobs.bseries_row,
+                                                                              (n,)) for n in sorted(keep)])
     items = [k for k, it in enumerate(showcase()) if "Lemma 6" in it[0] or "trapezoidal" in it[0]]
     every = report_jobs.structure_jobs
     monkeypatch.setattr(report_jobs, "structure_jobs", lambda: [j for j in every() if j.args[0] in items])
@@ -249,11 +251,17 @@ def test_the_pdf_opens_with_the_verdict_and_fits_its_margins(small, tmp_path):
     verdict, contents = tex.index(r"\section*{Verdict}"), tex.index(r"\tableofcontents")
     assert verdict < contents < tex.index(r"\section{The papers' claims") < tex.index(r"\appendix") \
         < tex.index(r"\section{The integrators catalog, certified}")
-    assert "Every one of the 8 results holds." in tex[verdict:contents]   # 6 catalog, 2 theorems
+    # 6 catalog, 2 B-series rows, 2 theorems
+    assert "Every one of the 10 results holds." in tex[verdict:contents]
+    assert tex.index(r"\section{The integrators catalog, certified}") \
+        < tex.index(r"\section{The catalog for every vector field (B-series)}")
     summary = json.loads((out / "summary.json").read_text())
     # the catalog derivations (implicit midpoint's wide residual among them) fit the page
     assert summary["layout"]["worst_overfull_pt"] <= 20, summary["layout"]
-    assert summary["verdict"] == "Every one of the 8 results holds."
+    assert summary["verdict"] == "Every one of the 10 results holds."
+    rows = {r["scheme"]: r for r in summary["bseries"]}
+    assert rows["implicit-midpoint"]["agrees"] is True and rows["implicit-midpoint"]["conjugate_symplectic_to"] == 4
+    assert rows["stormer-verlet"]["kind"] == "P-series" and rows["stormer-verlet"]["symplectic"] is True
 
 
 _SMALL_REPORT = """
@@ -263,6 +271,7 @@ import geomcheck.report_jobs as jobs
 from geomcheck.structures.showcase import showcase
 full, every = jobs.catalog_jobs, jobs.structure_jobs
 jobs.catalog_jobs = lambda: [j for j in full() if j.args[0] in ("stormer-verlet", "implicit-midpoint")]
+jobs.bseries_jobs = lambda: [jobs.Job(n, jobs.bseries_row, (n,)) for n in ("implicit-midpoint", "stormer-verlet")]
 items = [k for k, it in enumerate(showcase()) if "Lemma 6" in it[0] or "trapezoidal" in it[0]]
 jobs.structure_jobs = lambda: [j for j in every() if j.args[0] in items]
 jobs.case_jobs = lambda profile: []

@@ -88,6 +88,8 @@ def test_step_maps_are_explicit_exactly_when_they_can_be(generic):
     explicit |= {"yoshida-4", "yoshida-6", "yoshida-8", "suzuki-4", "kahan-li-6", "kahan-li-8"}   # of Verlet
     explicit |= {"contact-yoshida-6"}
     explicit |= {"conformal-splitting-2", "conformal-symplectic-euler"}   # damping flow and Verlet/Euler
+    explicit |= {"blanes-moan-s6", "blanes-moan-srkn6b", "blanes-moan-srkn11b", "yoshida-8-15a",
+                 "yoshida-8-15d"}   # splittings: exact drifts and kicks
     for name in NAMES:
         # a composition's stages (its composite is built from them; 27 of them for yoshida-8)
         stages = ig.scheme(name).stages(generic_for(name))

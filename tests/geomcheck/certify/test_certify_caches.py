@@ -4,14 +4,14 @@ import sympy as sp
 
 import geomcheck as gc
 from geomcheck.caches import cache_sizes, clear_caches
-from geomcheck.certify import compositions, families, modified, tableaux
+from geomcheck.certify import compositions, families, lyndon, modified, splitting, tableaux
 
 #: the registry's names of the memos the calls below fill
 MEMOS = [
     "geomcheck.certify.compositions._words",
     "geomcheck.certify.compositions._words_by_length",
     "geomcheck.certify.compositions._lyndon",
-    "geomcheck.certify.compositions._bracket",
+    "geomcheck.certify.lyndon.bracket_expansion",
     "geomcheck.certify.compositions._refined",
     "geomcheck.certify.modified",
     "geomcheck.certify.tableau_arithmetic.fields",
@@ -42,8 +42,8 @@ def test_the_memos_are_listed_by_cache_sizes_and_emptied_by_clear_caches():
 
 
 def test_every_lru_cache_of_the_engine_is_bounded():
-    memos = [compositions._words, compositions._words_by_length, compositions._lyndon, compositions._bracket,
-             compositions._refined, modified._compositions]
+    memos = [compositions._words, compositions._words_by_length, compositions._lyndon, lyndon.bracket_expansion,
+             compositions._refined, modified._compositions, splitting._lyndon, splitting._functionals]
     assert all(m.cache_info().maxsize is not None for m in memos)
     bound = compositions._words.cache_info().maxsize
     for k in range(bound + 10):           # more (letters, weight) pairs than the memo keeps
