@@ -40,10 +40,9 @@ from .methods import (
 )
 from .differentials import ElementaryDifferentials, elementary_differential, evaluate, terms_by_order
 from .drawing import elementary_differential_latex, series_latex, tree_layout, tree_picture, tree_tikz
+from .conjugate import is_conjugate_symplectic
+from .energy import energy_classes, is_energy_preserving
 from .properties import (
-    energy_classes,
-    is_conjugate_symplectic,
-    is_energy_preserving,
     is_hamiltonian,
     is_symmetric,
     is_symplectic,

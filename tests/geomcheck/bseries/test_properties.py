@@ -1,4 +1,4 @@
-"""Structure checks of B-series and P-series (geomcheck.bseries.properties).
+"""Structure checks of B-series and P-series (geomcheck.bseries.properties, .conjugate, .energy).
 
 Reference facts (Hairer, Lubich, Wanner, *Geometric Numerical Integration*, HLW): Gauss methods
 are symplectic and symmetric of order 2s; Radau IIA is neither symplectic nor symmetric;
@@ -43,10 +43,9 @@ from geomcheck.bseries import (
     partitioned_runge_kutta,
     runge_kutta,
 )
+from geomcheck.bseries.conjugate import is_conjugate_symplectic
+from geomcheck.bseries.energy import energy_classes, is_energy_preserving
 from geomcheck.bseries.properties import (
-    energy_classes,
-    is_conjugate_symplectic,
-    is_energy_preserving,
     is_hamiltonian,
     is_symmetric,
     is_symplectic,
