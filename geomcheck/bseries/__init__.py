@@ -13,7 +13,8 @@ Integration*, III and IX).  This package computes with them exactly:
 * backward error analysis: :func:`modified_equation`, :func:`modifying_integrator`;
 * structure, exactly, with certificates: :func:`order_of`, :func:`is_symmetric`,
   :func:`is_symplectic`, :func:`is_hamiltonian`, :func:`modified_equation_is_hamiltonian`,
-  :func:`is_conjugate_symplectic`, :func:`is_energy_preserving`;
+  :func:`is_conjugate_symplectic`, :func:`is_energy_preserving`; :func:`effective_order`
+  (Butcher's processors: found and verified, or proved impossible by a Groebner basis);
 * for a given vector field: :func:`elementary_differential`, :func:`evaluate` (a modified
   equation as a geomcheck VectorField), :func:`terms_by_order`;
 * typesetting: :func:`series_latex`, :func:`tree_tikz`, :func:`tree_picture`,
@@ -41,6 +42,7 @@ from .methods import (
 from .differentials import ElementaryDifferentials, elementary_differential, evaluate, terms_by_order
 from .drawing import elementary_differential_latex, series_latex, tree_layout, tree_picture, tree_tikz
 from .conjugate import is_conjugate_symplectic
+from .effective_order import effective_order
 from .energy import energy_classes, is_energy_preserving
 from .properties import (
     is_hamiltonian,
@@ -84,6 +86,7 @@ __all__ = [
     "modified_equation_is_hamiltonian",
     "is_conjugate_symplectic",
     "is_energy_preserving",
+    "effective_order",
     "symplecticity_pairs",
     "energy_classes",
     "ElementaryDifferentials",
