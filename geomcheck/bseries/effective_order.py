@@ -91,8 +91,8 @@ def _solve(equations: list, symbols: list):
     except NotImplementedError:
         return "open", basis
     for sol in solutions:
-        values = {s: sympy.nsimplify(sol.get(s, s)) for s in symbols}
-        values = {s: v.subs({x: 0 for x in symbols}) for s, v in values.items()}
+        free_to_zero = {x: 0 for x in symbols}
+        values = {s: sympy.sympify(sol.get(s, s)).subs(free_to_zero) for s in symbols}
         if all(v.is_real for v in values.values()):
             return "found", values
     return "open", basis
@@ -185,5 +185,6 @@ def effective_order(method: Any, max_order: int | None = None) -> EffectiveOrder
         claim = f"{name} has effective order {reached + 1} or more"
     else:
         claim = f"{name} has effective order {reached + 1} or more (undecided)"
-    return EffectiveOrderCertificate(claim=claim, holds=holds, method=method_text, stage="exact", derivation=d,
+    return EffectiveOrderCertificate(claim=claim, holds=holds, method=method_text,
+                                     stage="exact" if holds is not None else "unknown", derivation=d,
                                      witness=processor, order=reached)

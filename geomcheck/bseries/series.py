@@ -110,7 +110,10 @@ class BSeries:
 
     Notes
     -----
-    Immutable and unhashable (equality compares up to the smaller of two truncation orders).
+    Immutable and unhashable (equality compares up to the smaller of two truncation orders).  ``==``
+    is exact in number fields and rational function fields; for sympy coefficients it asks
+    :mod:`geomcheck.zero`, and a difference it cannot decide counts as unequal (``==`` is False,
+    never a wrong True).
     """
 
     __slots__ = ("_domain", "_elements", "_order", "_colours", "_empty", "_name", "_sympy")

@@ -42,7 +42,7 @@ from ..errors import InvalidArgumentError, ShapeError
 from ..latex import Derivation, tex_text
 from .certificate import Certificate
 from .exact_sign import real_sign, tableau_arithmetic
-from .tableau_arithmetic import ExactDomain, domain_for
+from .tableau_arithmetic import ExactDomain, domain_for, gauss_jordan
 from .tableaux import ButcherTableau
 
 __all__ = ["algebraic_stability_matrix", "is_positive_semidefinite", "is_algebraically_stable"]
@@ -78,16 +78,7 @@ def _quadratic_form(dom, M, x):
 def _solve(dom, S, rhs):
     """``S x = rhs`` for a nonsingular ``S`` (Gauss-Jordan, exact)."""
     n = len(S)
-    aug = [list(S[i]) + [rhs[i]] for i in range(n)]
-    for col in range(n):
-        piv = next(r for r in range(col, n) if aug[r][col])
-        aug[col], aug[piv] = aug[piv], aug[col]
-        pv = aug[col][col]
-        aug[col] = [v / pv for v in aug[col]]
-        for r in range(n):
-            if r != col and aug[r][col]:
-                f = aug[r][col]
-                aug[r] = [v - f * w for v, w in zip(aug[r], aug[col])]
+    aug = gauss_jordan([list(S[i]) + [rhs[i]] for i in range(n)], n)
     return [aug[i][n] for i in range(n)]
 
 

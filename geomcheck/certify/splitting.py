@@ -95,6 +95,7 @@ from .precision import REFUTATION_FACTOR
 from .tableau_arithmetic import domain_for, parametric_domain_for
 
 __all__ = [
+    "flow_sequence",
     "CLASSES",
     "SplittingCondition",
     "SplittingOrder",
@@ -790,8 +791,13 @@ def order_conditions(a: Iterable[Any], b: Iterable[Any], max_weight: int, class_
     return out
 
 
-def _flows(a, b) -> list:
-    """The sequence of (letter, coefficient) with zeros dropped and neighbours of one letter merged."""
+def flow_sequence(a: Iterable[Any], b: Iterable[Any]) -> list:
+    """``[(letter, coefficient), ...]`` of the splitting ``exp(a_1 h A) exp(b_1 h B) ...``: 0 a drift (A),
+    1 a kick (B); zeros dropped and neighbours of one letter merged.
+
+    >>> flow_sequence([1, 2], [0, 3])
+    [(0, 3), (1, 3)]
+    """
     out = []
     for x, y in zip(a, b):
         for letter, e in ((0, x), (1, y)):
@@ -819,7 +825,7 @@ def is_symmetric_splitting(a: Iterable[Any], b: Iterable[Any]) -> bool:
     (True, False)
     """
     a, b = _read(a, b)
-    flows = _flows(a, b)
+    flows = flow_sequence(a, b)
     return all(f[0] == g[0] and sympy.simplify(f[1] - g[1]) == 0 for f, g in zip(flows, reversed(flows)))
 
 

@@ -170,7 +170,11 @@ class Scheme:
         properties : iterable of str, optional
             Only these (and "order" only if listed); default: the order and all declared.
         """
-        phi = self.step_map(system)
+        if self.certifies_without_the_map:
+            self.check_applies(system)
+            phi = None           # _certify_one builds what a property needs (a long composite is costly)
+        else:
+            phi = self.step_map(system)
         wanted = ["order", *sorted(self.properties)] if properties is None else list(properties)
         out = {}
         for prop in wanted:
@@ -200,6 +204,10 @@ class Scheme:
         if prop == "energy-preserving":
             return gc.certify_conserves(phi, system.energy)
         raise ValueError(f"unknown property {prop!r}; known: order, {', '.join(PROPERTIES)}")
+
+    #: True for schemes whose ``_certify_one`` gets ``phi=None`` and builds only what a property needs
+    #: (compositions and splittings: the composite map of many stages is costly and rarely needed)
+    certifies_without_the_map = False
 
     def bseries(self, order: int) -> BSeries:
         """The B-series (or P-series) of the scheme up to ``order``, for schemes that are B-series methods.

@@ -159,16 +159,7 @@ class Composition(Scheme):
 
         return bseries.composition_method(self.base.bseries(order), self.gammas, name=self.name)
 
-    def certify(self, system: System, properties: Iterable[str] | None = None) -> dict[str, Certificate]:
-        """As :meth:`Scheme.certify`; the composite map is built only for a property that needs it."""
-        self.check_applies(system)
-        wanted = ["order", *sorted(self.properties)] if properties is None else list(properties)
-        out = {}
-        for prop in wanted:
-            cert = self._certify_one(prop, None, system)
-            if cert is not None:
-                out[prop] = cert
-        return out
+    certifies_without_the_map = True   # Scheme.certify: the composite is built only for a property that needs it
 
     def _symmetric_base(self) -> bool:
         return "symmetric" in self.base.properties and self.base.order >= 2 and self.base.order % 2 == 0

@@ -227,7 +227,7 @@ class Splitting(Scheme):
             b = b + [0]
         self.a = tuple(_number(x, f"a_{i + 1}") for i, x in enumerate(a))
         self.b = tuple(_number(x, f"b_{i + 1}") for i, x in enumerate(b))
-        self.flows = self._flows()
+        self.flows = tuple(splitting_conditions.flow_sequence(self.a, self.b))
         if not self.flows:
             raise CompositionError("Splitting: every coefficient is zero; a step needs at least one flow")
         self.class_ = class_
@@ -236,19 +236,6 @@ class Splitting(Scheme):
         self.description = description or f"splitting method with {len(self.flows)} exact flows of T and V"
         self._order = None
         self._props = None
-
-    def _flows(self) -> tuple:
-        """((letter, coefficient), ...): 0 a drift, 1 a kick; zeros dropped, neighbours of one part merged."""
-        out: list = []
-        for x, y in zip(self.a, self.b):
-            for letter, e in ((0, x), (1, y)):
-                if e == 0:
-                    continue
-                if out and out[-1][0] == letter:
-                    out[-1] = (letter, out[-1][1] + e)
-                else:
-                    out.append((letter, e))
-        return tuple(out)
 
     # -- the step
     def _parts(self, system):
@@ -302,16 +289,7 @@ class Splitting(Scheme):
             return "rkn"
         return "separable"
 
-    def certify(self, system: System, properties: Iterable[str] | None = None) -> dict:
-        """As :meth:`Scheme.certify`; the composite map is built only for a property that needs it."""
-        self.check_applies(system)
-        wanted = ["order", *sorted(self.properties)] if properties is None else list(properties)
-        out = {}
-        for prop in wanted:
-            cert = self._certify_one(prop, None, system)
-            if cert is not None:
-                out[prop] = cert
-        return out
+    certifies_without_the_map = True   # Scheme.certify: the composite is built only for a property that needs it
 
     def _certify_one(self, prop, phi, system):
         if prop == "order":
