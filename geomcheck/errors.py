@@ -465,3 +465,19 @@ __all__ += ["SingularMatrixError"]
 
 class SingularMatrixError(GeomcheckError, ArithmeticError):
     """A matrix singular to working precision, met by a numerical factorization (:mod:`geomcheck.dense_lu`)."""
+
+
+# ---------------------------------------------------------------------------
+# Poisson structures (geomcheck.certify.poisson)
+
+__all__ += ["NotAPoissonStructureError", "NotACasimirError"]
+
+
+class NotAPoissonStructureError(InvalidArgumentError):
+    """A matrix given as a Poisson tensor is provably not one: not skew-symmetric, or the Jacobi
+    identity fails (the message names the failing pair or triple of coordinates)."""
+
+
+class NotACasimirError(InvalidArgumentError):
+    """A function given as a Casimir of a Poisson tensor P provably is not one: P grad C is not zero
+    (the message names the component)."""

@@ -32,8 +32,8 @@ from typing import Any
 import sympy
 
 __all__ = [
-    "latex", "Derivation", "document", "compile_pdf", "pdflatex_available", "summarize", "tex_text",
-    "expression_size",
+    "latex", "Derivation", "document", "compile_pdf", "pdflatex_available", "summarize", "summarize_map", "tex_text",
+    "expression_size", "MAP_NODES",
 ]
 
 
@@ -161,6 +161,27 @@ def _nodes_over(exprs, limit) -> int | None:
     """``limit + 1`` when ``exprs`` has more than ``limit`` tree nodes, else None."""
     n = expression_size(list(exprs), limit)
     return n if n > limit else None
+
+
+#: explicit maps with more nodes than this are summarized, not typeset, in derivations
+MAP_NODES = 400
+
+
+def summarize_map(phi, limit: int = MAP_NODES) -> str:
+    r"""LaTeX of a map, or a one-line summary when it is explicit and too large to be read.
+
+    An implicit map (its equations) is typeset as it is: its derivations show the equations
+    the certificate solved.
+
+    >>> import geomcheck as gc, sympy
+    >>> M = gc.Chart("q p"); q, p = M.coords
+    >>> print(summarize_map(gc.Map(M, M, [sum(q**k for k in range(500)), p])))
+    \text{(explicit, more than 400 nodes)}
+    """
+    exprs = getattr(phi, "exprs", None)
+    if exprs is not None and expression_size(list(exprs), limit) > limit:
+        return r"\text{(explicit, more than %d nodes)}" % limit
+    return latex(phi)
 
 
 def summarize(obj, limit: int = SUMMARY_LIMIT) -> str:

@@ -22,8 +22,11 @@ from .integrate import Solution, integrate
 from .kernels import with_kernel
 from .run_map import run_map
 from .schemes import Composition, PartitionedRungeKutta, RungeKutta
+from .schemes.lie_poisson import LotkaVolterraSplitting, RigidBodySplitting
+from .schemes.variational import VariationalScheme
 from .systems import (ConstrainedHamiltonianSystem, ContactSystem, CoupledNaturalSystem, DampedHamiltonianSystem,
-                      HamiltonianSystem, PortHamiltonianSystem)
+                      HamiltonianSystem, LagrangianSystem, PoissonSystem, PortHamiltonianSystem, lotka_volterra,
+                      rigid_body)
 
 __all__ = [
     "HamiltonianSystem",
@@ -32,6 +35,10 @@ __all__ = [
     "CoupledNaturalSystem",
     "DampedHamiltonianSystem",
     "PortHamiltonianSystem",
+    "LagrangianSystem",
+    "PoissonSystem",
+    "rigid_body",
+    "lotka_volterra",
     "list_schemes",
     "example_system",
     "list_example_systems",
@@ -39,6 +46,9 @@ __all__ = [
     "RungeKutta",
     "PartitionedRungeKutta",
     "Composition",
+    "VariationalScheme",
+    "RigidBodySplitting",
+    "LotkaVolterraSplitting",
     "integrate",
     "run_map",
     "Solution",

@@ -30,12 +30,14 @@ from .schemes.coupled_discrete_gradient import CoupledDiscreteGradient
 from .schemes.discrete_dirac import DiscreteDirac
 from .schemes.discrete_gradient import DiscreteGradientScheme
 from .schemes.feng_kang import FengKang
+from .schemes.lie_poisson import LotkaVolterraSplitting, RigidBodySplitting
 from .schemes.partitioned import PartitionedRungeKutta, symplectic_euler_b
 from .schemes.port_hamiltonian import PortHamiltonianDiscreteGradient
 from .schemes.rattle import Rattle
 from .schemes.refined_composition import RefinedComposition
 from .schemes.runge_kutta import RungeKutta
 from .schemes.splitting import Splitting, blanes_moan, yoshida8
+from .schemes.variational import VariationalScheme
 from .schemes.verlet import StormerVerlet
 
 __all__ = ["list_schemes", "scheme", "declared"]
@@ -169,6 +171,16 @@ _ENTRIES = {
     # Yoshida's 15-stage compositions of order 8 (Phys. Lett. A 150 (1990), Table 2), not the triple jumps
     "yoshida-8-15a": (_yoshida8("A"), 8, _SP),
     "yoshida-8-15d": (_yoshida8("D"), 8, _SP),
+    # variational integrators of a Lagrangian L(q, v) (LagrangianSystem): the discrete Lagrangian by
+    # quadrature, run in its position-momentum form (geomcheck.structures.variational)
+    "variational-midpoint": (lambda: VariationalScheme("midpoint"), 2, _SP),
+    "variational-trapezoidal": (lambda: VariationalScheme("trapezoidal"), 2, _SP),
+    "galerkin-lobatto-3": (lambda: VariationalScheme(("lobatto", 3)), 4, _SP),
+    "galerkin-gauss-2": (lambda: VariationalScheme(("gauss", 2)), 4, _SP),
+    # Poisson systems x' = P(x) grad H (PoissonSystem): splittings into exactly solved Poisson flows
+    "rigid-body-splitting": (RigidBodySplitting, 2,
+                             frozenset({"poisson", "casimir-preserving", "volume-preserving", "symmetric"})),
+    "lotka-volterra-splitting": (LotkaVolterraSplitting, 2, frozenset({"poisson", "volume-preserving", "symmetric"})),
 }
 
 _BUILT: dict = {}

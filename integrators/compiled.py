@@ -684,6 +684,10 @@ class CompiledRun:
         self.t0 = float(sympy.N(t0)) if isinstance(t0, sympy.Basic) else float(t0)
         self.library = compiled.library
 
+    def newton_record(self):
+        """None: the compiled loop runs explicit steps only."""
+        return None
+
     def run(self, Y, saved_steps, out, watch, bar=None, observer=None) -> None:
         batch, dim = Y.shape
         steps = int(saved_steps[-1])

@@ -42,6 +42,7 @@ from geomcheck.provenance import check_workers
 from .compiled import install_library, ship_library
 from .catalog import scheme as catalog_scheme
 from .integrate import Solution, integrate
+from .newton import NewtonRecord
 
 if TYPE_CHECKING:
     from dask.distributed import Client
@@ -169,7 +170,7 @@ def integrate_distributed(system: System, scheme: str | Scheme, y0: ArrayLike, *
     first = parts[0]
     y = np.concatenate([part.y for part in parts], axis=1)
     sol = Solution(first.t, y, system, first.scheme, first.backend, first.dps, first.dt, first.steps,
-                   first.save_every, first.parameters, False)
+                   first.save_every, first.parameters, False, newton=NewtonRecord.summed([p.newton for p in parts]))
     results = [(part, caught) for part, (_, caught) in zip(parts, results)]
     paths = {getattr(s, "path", None) for s, _ in results}
     if paths == {"compiled"}:

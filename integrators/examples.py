@@ -103,7 +103,33 @@ _EXAMPLES = {
                                  "pH: H = p^2/2 + V(q), canonical J, R = diag(0, gamma), input U(q) on p'"),
     "generic-constrained": (lambda: _generic_constrained(), (),
                             "a particle on the circle x^2 + y^2 = l^2 in any potential V(x, y) (holonomic constraint)"),
+    "generic-lagrangian": (lambda: _generic_lagrangian(), (), "L = v^2/2 - V(q), any smooth V"),
+    "rigid-body": (lambda: _rigid_body(), (), "the free rigid body on so(3)*: Euler's equations, moments I1, I2, I3"),
+    "generic-lotka-volterra": (lambda: _generic_lotka_volterra(), (),
+                               "Poisson P = [[0, u v], [-u v, 0]], H = F(u) + G(v), any smooth F, G, u, v > 0"),
 }
+
+
+def _rigid_body():
+    from .systems import rigid_body
+
+    return rigid_body()
+
+
+def _generic_lotka_volterra():
+    from .systems import PoissonSystem
+
+    u, v = sympy.symbols("u v", positive=True)
+    F, G = sympy.Function("F"), sympy.Function("G")
+    return PoissonSystem(F(u) + G(v), [u, v], [[0, u * v], [-u * v, 0]], domain={u: (0, sympy.oo), v: (0, sympy.oo)},
+                         density=1 / (u * v))
+
+
+def _generic_lagrangian():
+    from .systems import LagrangianSystem
+
+    q, v = sympy.symbols("q v")
+    return LagrangianSystem(v**2 / 2 - sympy.Function("V")(q), q, v)
 
 
 def _generic_constrained():
@@ -182,4 +208,11 @@ def default_example_for(scheme) -> str:
         return "generic-port-hamiltonian"
     if "constrained" in scheme.requires:
         return "generic-constrained"
+    if "lagrangian" in scheme.requires:
+        return "generic-lagrangian"
+    if "poisson" in scheme.requires:
+        for name in ("rigid-body", "generic-lotka-volterra"):
+            if scheme.why_not(example_system(name)) is None:
+                return name
+        return "rigid-body"
     return "generic-1dof"

@@ -79,7 +79,7 @@ def integrate(system: System, scheme: str | Scheme, y0: ArrayLike,
               params: Mapping[Any, Any] | None = None, t0: float | str | Fraction | sympy.Expr | mpmath.mpf = 0,
               tol: float | str | sympy.Expr | mpmath.mpf | None = None, max_iter: int = 50, compensated: bool = False,
               progress: bool | None = None, check_stability: bool = True,
-              newton: Literal["full", "simplified", "auto"] = "full", use_kernel: bool = False,
+              newton: Literal["full", "simplified", "auto"] = "auto", use_kernel: bool = False,
               observe: Callable[[np.ndarray, np.ndarray], Any] | None = None) -> Solution:
     """Integrate ``system`` with ``scheme`` from ``y0``.
 
@@ -106,11 +106,14 @@ def integrate(system: System, scheme: str | Scheme, y0: ArrayLike,
     t0 : number
         Initial time (for time-dependent systems; also the first entry of ``sol.t``).
     tol, max_iter : Newton options for implicit schemes (default tol: 1e-13 numpy, 10**(5-dps) mpmath).
-    newton : "full", "simplified" or "auto"
-        How implicit stage equations are solved (:mod:`integrators.newton`): a fresh Jacobian every
-        iteration; or one factorization reused across iterations and steps (refreshed when the
-        contraction rate deteriorates; one per run for linear stage equations); or simplified with
-        full Newton for the trajectories where it fails.
+    newton : "auto" (default), "full" or "simplified"
+        How implicit stage equations are solved (:mod:`integrators.newton`): "full" takes a fresh
+        Jacobian every iteration; "simplified" reuses one factorization across iterations and steps
+        (refreshed when the contraction rate deteriorates; one per run for linear stage
+        equations); "auto" solves affine stage equations in one step, uses full Newton below
+        ``AUTO_SIMPLIFIED`` unknowns (numpy) and the simplified iteration from there on (and with
+        mpmath), handing a trajectory on which it fails to full Newton.  ``sol.newton`` records
+        the mode, the method and the work done.
     compensated : bool
         Advance by the separately lowered increment ``Phi(y) - y`` with Kahan summation, so
         that the rounding of ``y_n + increment`` does not accumulate over long runs.

@@ -37,6 +37,7 @@ from geomcheck.errors import ExpressionError, InvalidArgumentError, ShapeError
 
 from .catalog import scheme as _scheme_by_name
 from .errors import NotLowerableError
+from .linear_implicit import linear_implicit_step
 from .run_options import check_count, check_dt, parameter_values
 from .staged import lower_stages
 from .systems import STEP_SYMBOL
@@ -83,6 +84,14 @@ def is_linear_map(phi) -> bool:
 def step_matrix(scheme, system, dt, params=None) -> np.ndarray:
     """The matrix ``M`` of a linear step: ``step(y) = M y`` (float64, ``dim x dim``).
 
+    Explicit stages are lowered and applied to the unit vectors.  Implicit stages whose
+    equations are linear and homogeneous in the state and the unknowns (any implicit
+    Runge-Kutta or discrete-gradient scheme of a linear system) are solved for their
+    matrix once (:meth:`integrators.linear_implicit.LinearImplicitStep.step_matrix`:
+    exactly over Q and rounded once when the step size and the constants are rational and
+    the stage has at most ``EXACT_UNKNOWNS`` unknowns, by LU in float64 otherwise).  A
+    composition's matrix is the product of its stages' matrices.
+
     Parameters
     ----------
     scheme : str or Scheme
@@ -95,20 +104,50 @@ def step_matrix(scheme, system, dt, params=None) -> np.ndarray:
     ------
     NotLowerableError
         The step map is not linear and homogeneous in the state (use ``integrate``).
+    NewtonConvergenceError
+        An implicit stage's linear equations are singular at this step size.
+
+    Examples
+    --------
+    The implicit midpoint rule on the harmonic oscillator is the Cayley transform of
+    ``h J``: rotation by ``2 atan(h/2)``, exactly.
+
+    >>> import sympy, numpy as np, integrators as ig
+    >>> q, p = sympy.symbols("q p")
+    >>> osc = ig.HamiltonianSystem((p**2 + q**2) / 2, q, p)
+    >>> M = step_matrix("implicit-midpoint", osc, 0.5)
+    >>> M * 17          # ((1 - 1/16) q + p/2, -q/2 + (1 - 1/16) p) / (1 + 1/16)
+    array([[15.,  8.],
+           [-8., 15.]])
     """
     s = _scheme_by_name(scheme)
     stages = s.stages(system)
-    if not all(is_linear_map(st.map) for st in stages):
-        raise NotLowerableError(
-            f"the step map of {s.name} on {system!r} is not linear and homogeneous in the state"
-            f" ({', '.join(map(str, system.coords[:4]))}...); it has no step matrix: use integrators.integrate")
     dt_value = check_dt(dt, "numpy", None)
     values = parameter_values(system, params)
     scalars = [STEP_SYMBOL, *system.parameters]
-    bound = lower_stages(stages, backend="numpy", parameters=scalars).bind(
-        [dt_value] + [float(sympy.N(values[k])) for k in system.parameters])
-    # the images of the unit vectors are the columns of M
-    return bound.step_array(np.eye(system.dim)).T.copy()
+    float_values = [float(sympy.N(values[k])) for k in system.parameters]
+    if all(is_linear_map(st.map) for st in stages):
+        bound = lower_stages(stages, backend="numpy", parameters=scalars).bind([dt_value] + float_values)
+        # the images of the unit vectors are the columns of M
+        return bound.step_array(np.eye(system.dim)).T.copy()
+    M = np.eye(system.dim)
+    for st in stages:
+        M = _stage_matrix(st, s, system, scalars, dt_value, values, float_values) @ M
+    return M
+
+
+def _stage_matrix(stage, s, system, scalars, dt_value, values, float_values):
+    """The matrix of one stage (explicit and linear, or implicit with linear equations)."""
+    if is_linear_map(stage.map):
+        bound = lower_stages([stage], backend="numpy", parameters=scalars).bind([dt_value] + float_values)
+        return bound.step_array(np.eye(system.dim)).T
+    linear = linear_implicit_step(stage.map, parameters=scalars)
+    if linear is None:
+        raise NotLowerableError(
+            f"the step map of {s.name} on {system!r} is not linear and homogeneous in the state"
+            f" ({', '.join(map(str, system.coords[:4]))}...); it has no step matrix: use integrators.integrate")
+    h = sympy.Rational(dt_value) * sympy.sympify(stage.factor)
+    return linear.step_matrix([h] + [values[k] for k in system.parameters])
 
 
 def propagate(M, y0, steps, save_every=1, observe=None, chunk=4096):

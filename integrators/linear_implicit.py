@@ -47,7 +47,13 @@ from geomcheck.errors import InvalidArgumentError
 from .errors import NewtonConvergenceError
 from .systems import STEP_SYMBOL
 
-__all__ = ["linear_implicit_step", "LinearImplicitStep", "BoundLinearStep"]
+__all__ = ["linear_implicit_step", "LinearImplicitStep", "BoundLinearStep", "EXACT_UNKNOWNS"]
+
+#: up to this many unknowns the step matrix of a linear implicit step is computed exactly over Q
+#: and rounded once (:meth:`LinearImplicitStep.step_matrix`)
+EXACT_UNKNOWNS = 48
+#: from this many coordinates on a step is one BLAS matrix-vector product per trajectory
+GEMV_DIM = 32
 
 
 def _linear_rows(equations, variables):
@@ -115,8 +121,82 @@ class LinearImplicitStep:
             raise InvalidArgumentError(f"expected {len(self.parameters)} parameter values for {self.parameters}")
         return BoundLinearStep(self, values)
 
+    def step_matrix(self, values, *, exact_up_to: int = EXACT_UNKNOWNS) -> np.ndarray:
+        """The matrix ``M = I + K`` of the step (``Y = M y``) for the scalars ``values``.
+
+        With at most ``exact_up_to`` unknowns and every scalar (and coefficient) rational --
+        a float step size is the rational it stores -- ``A W = -C`` is solved exactly over Q and
+        every entry of ``M`` is the float64 nearest to its exact value.  Otherwise it is solved
+        in float64 by LU with partial pivoting, as the run does (:class:`BoundLinearStep`), and
+        the identity added in float64.
+
+        Raises
+        ------
+        NewtonConvergenceError
+            ``A`` is singular at these scalars (the step is not defined for this step size).
+        """
+        if isinstance(values, dict):
+            values = [values[s] for s in self.parameters]
+        if len(values) != len(self.parameters):
+            raise InvalidArgumentError(f"expected {len(self.parameters)} parameter values for {self.parameters}")
+        if self.m <= exact_up_to:
+            M = self._exact_step_matrix(values)
+            if M is not None:
+                return M
+        return np.eye(self.dim) + BoundLinearStep(self, [float(v) for v in values]).K
+
+    def _exact_step_matrix(self, values):
+        """``I + K`` rounded entry by entry from its exact value, or None when it cannot be computed exactly.
+
+        Exact means over the field the entries generate: Q, or an algebraic extension of Q (the
+        Gauss methods' ``sqrt(3)``, ``sqrt(15)``); a float parameter, or an entry that is not
+        algebraic, leaves it to floating point.
+        """
+        from sympy.polys.constructor import construct_domain
+        from sympy.polys.matrices import DomainMatrix
+
+        exact = [sympy.Rational(v) if isinstance(v, (float, sympy.Float)) else sympy.sympify(v) for v in values]
+        at = dict(zip(self.parameters, exact))
+        A = [[sympy.Integer(0)] * self.m for _ in range(self.m)]
+        C = [[sympy.Integer(0)] * self.dim for _ in range(self.m)]
+        for (i, k), c in self.A.items():
+            A[i][k] = sympy.sympify(c).subs(at)
+        for (i, k), c in self.B.items():
+            C[i][k] += sympy.sympify(c).subs(at)
+        for coord, col in enumerate(self._new_column):
+            for i in range(self.m):
+                C[i][coord] += A[i][col]
+        entries = [x for row in A + C for x in row]
+        if any(x.free_symbols or x.has(sympy.Float) or not x.is_algebraic for x in entries):
+            return None
+        try:
+            domain, converted = construct_domain(entries, extension=True)
+        except (sympy.polys.polyerrors.PolynomialError, NotImplementedError, ValueError):
+            return None
+        if not (domain.is_QQ or domain.is_ZZ or domain.is_AlgebraicField):
+            return None
+        if domain.is_ZZ:
+            domain, converted = domain.get_field(), [domain.get_field().convert(x, domain) for x in converted]
+        Aq = DomainMatrix([converted[r * self.m:(r + 1) * self.m] for r in range(self.m)], (self.m, self.m), domain)
+        offset = self.m * self.m
+        Cq = -DomainMatrix([converted[offset + r * self.dim:offset + (r + 1) * self.dim] for r in range(self.m)],
+                           (self.m, self.dim), domain)
+        if Aq.rank() < self.m:
+            shown = ", ".join(f"{s} = {v}" for s, v in zip(self.parameters, values))
+            raise NewtonConvergenceError(
+                f"the implicit step's linear equations A w + B y = 0 have a singular matrix A at {shown}: the step"
+                " is not defined there; change the step size dt")
+        W = Aq.lu_solve(Cq).to_Matrix()
+        return np.array([[_nearest_float(W[col, j] + int(i == j)) for j in range(self.dim)]
+                         for i, col in enumerate(self._new_column)])
+
     def __repr__(self):
         return f"LinearImplicitStep(dim {self.dim}, {self.m} unknowns, {len(self.A)} + {len(self.B)} coefficients)"
+
+
+def _nearest_float(x) -> float:
+    """The float64 nearest to the exact number ``x`` (rational exactly; algebraic from 40 digits)."""
+    return float(x) if x.is_Rational else float(sympy.N(x, 40))
 
 
 class BoundLinearStep:
@@ -127,6 +207,8 @@ class BoundLinearStep:
     """
 
     backend = "numpy"
+    #: solved by one factorization per step size, not by Newton's method
+    linear = True
 
     def __init__(self, L: LinearImplicitStep, values):
         from scipy.linalg import LinAlgWarning, lu_factor, lu_solve
@@ -157,6 +239,10 @@ class BoundLinearStep:
                 f"the implicit step's linear equations A w + B y = 0 have a singular (or non-finite) matrix A at"
                 f" {shown}: the step is not defined there; change the step size dt")
 
+    def solvers(self) -> list:
+        """No stage solver: the linear equations were solved once, when the step was bound."""
+        return []
+
     def step(self, y, step_index=None):
         """One step of the state components (a list of ``dim`` arrays of shape ``(batch,)``)."""
         Y = np.concatenate(y).reshape(len(y), -1).T.copy()      # (batch, dim); np.stack is slower here
@@ -165,12 +251,22 @@ class BoundLinearStep:
     def step_array(self, Y):
         """One step of a ``(batch, dim)`` array.
 
-        ``einsum`` sums each new coordinate over the old ones in an order that does not depend on
-        the batch size, so an ensemble equals its single runs bit for bit (a BLAS matrix product
-        takes different kernels, and roundings, for one and for many trajectories).
+        Each trajectory's product ``K y`` is summed in an order that does not depend on the batch
+        size, so an ensemble equals its single runs bit for bit (a BLAS matrix-matrix product
+        takes different kernels, and roundings, for one and for many trajectories): ``einsum``
+        for small states, one BLAS matrix-vector product per trajectory from ``GEMV_DIM``
+        coordinates on, where ``einsum``'s unblocked loop is several times slower.
         """
         Y = np.ascontiguousarray(Y, dtype=float)
-        return Y + np.einsum("bj,ij->bi", Y, self.K)
+        if Y.shape[1] < GEMV_DIM:
+            return Y + np.einsum("bj,ij->bi", Y, self.K)
+        out = np.empty_like(Y)
+        row = np.empty(Y.shape[1])
+        for b in range(Y.shape[0]):
+            row[:] = Y[b]                       # the same aligned buffer for every trajectory
+            np.dot(self.K, row, out=out[b])
+        out += Y
+        return out
 
 
 _CACHE = Memo("integrators.linear_implicit.steps", 32)

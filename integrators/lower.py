@@ -187,6 +187,10 @@ class BoundStep:
         # the stage equations' solver (Newton mode "full", "simplified" or "auto"), None if explicit
         self.solver = None if lowered.explicit else StageSolver(self, mode)
 
+    def solvers(self) -> list:
+        """The stage solvers of this bound step (none when it is explicit)."""
+        return [] if self.solver is None else [self.solver]
+
     def _kernels(self):
         L = self.lowered
         if L.explicit:

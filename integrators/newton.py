@@ -82,11 +82,15 @@ from geomcheck.errors import InvalidArgumentError, SingularMatrixError
 from .codegen import Kernel
 from .errors import NewtonConvergenceError
 
-__all__ = ["newton_numpy", "newton_mpmath", "DEFAULT_TOL", "NEWTON_MODES", "check_newton_mode",
-           "StageStructure", "stage_structure", "StageSolver"]
+__all__ = ["newton_numpy", "newton_mpmath", "DEFAULT_TOL", "NEWTON_MODES", "DEFAULT_NEWTON", "check_newton_mode",
+           "StageStructure", "stage_structure", "StageSolver", "NewtonRecord", "COUNTS"]
 
 DEFAULT_TOL = 1e-13
 NEWTON_MODES = ("full", "simplified", "auto")
+#: the mode integrate and run_map use unless told otherwise
+DEFAULT_NEWTON = "auto"
+#: the work a StageSolver tallies
+COUNTS = ("solves", "iterations", "jacobians", "factorizations", "refreshes", "fallbacks")
 #: a simplified iteration contracting slower than this refreshes the Jacobian at the next step
 REFRESH_RATE = 0.1
 #: a stale factorization contracting slower than this is replaced at once (restart from the guess)
@@ -262,7 +266,7 @@ def _solve_lapack(out, m, n):
     return delta.T, bad
 
 
-def newton_numpy(L, S, y, tol=None, max_iter=50, step_index=None, trajectories=None):
+def newton_numpy(L, S, y, tol=None, max_iter=50, step_index=None, trajectories=None, counts=None):
     """Solve the stage equations of the lowered implicit step ``L`` for a batch (full Newton).
 
     Parameters
@@ -272,6 +276,8 @@ def newton_numpy(L, S, y, tol=None, max_iter=50, step_index=None, trajectories=N
     y : list of ``dim`` arrays of shape (batch,)
     trajectories : sequence of int, optional
         The numbers errors give the rows of ``y`` (default 0, 1, ...: their positions).
+    counts : dict, optional
+        Tallies to add this solve's work to (as :attr:`StageSolver.counts`).
 
     Returns
     -------
@@ -293,6 +299,10 @@ def newton_numpy(L, S, y, tol=None, max_iter=50, step_index=None, trajectories=N
         Ua = U if everyone else U[:, active]
         n = Ua.shape[1]
         out = L.residual.kernel(S["residual"], *ya, *Ua)
+        if counts is not None:
+            counts["iterations"] += 1
+            counts["jacobians"] += 1
+            counts["factorizations"] += n
         res = np.zeros(n)
         for k in range(m):
             np.maximum(res, np.abs(out[k]), out=res)
@@ -319,14 +329,21 @@ def _mp_tol(dps, tol):
     return mpmath.mpf(10) ** (5 - dps) if tol is None else mpmath.mpf(tol)
 
 
-def newton_mpmath(L, S, x, dps, tol=None, max_iter=50, trajectory=0, step_index=None):
-    """Solve the stage equations of the lowered implicit step ``L`` (mpmath) for one trajectory."""
+def newton_mpmath(L, S, x, dps, tol=None, max_iter=50, trajectory=0, step_index=None, counts=None):
+    """Solve the stage equations of the lowered implicit step ``L`` (mpmath) for one trajectory.
+
+    ``counts``: tallies to add this solve's work to (as :attr:`StageSolver.counts`).
+    """
     m = L.m
     eps = _mp_tol(dps, tol)
     u = [mpmath.mpf(g) for g in L.guess.kernel(S["guess"], *x)]
     res = mpmath.mpf(0)
     for it in range(1, max_iter + 1):
         out = L.residual.kernel(S["residual"], *x, *u)
+        if counts is not None:
+            counts["iterations"] += 1
+            counts["jacobians"] += 1
+            counts["factorizations"] += 1
         F = [-mpmath.mpf(v) for v in out[:m]]
         J = [[mpmath.mpf(out[m + i * m + j]) for j in range(m)] for i in range(m)]
         res = max(abs(v) for v in F)
@@ -340,6 +357,47 @@ def newton_mpmath(L, S, x, dps, tol=None, max_iter=50, trajectory=0, step_index=
         if max(abs(d) for d in delta) <= eps * (1 + max(abs(a) for a in u)):
             return u
     _fail([trajectory], [res], 1, step_index, max_iter, "no convergence")
+
+
+@dataclass(frozen=True)
+class NewtonRecord:
+    """How a run solved its implicit stage equations (``Solution.newton``).
+
+    ``mode`` is the mode asked for (``"full"``, ``"simplified"``, ``"auto"``); ``method`` is
+    ``"newton"``, or ``"linear"`` when the equations are linear in the state and the unknowns
+    and one factorization per step size replaced Newton's method
+    (:mod:`integrators.linear_implicit`).  The counts are summed over the run's stage solvers
+    (see :class:`StageSolver`): ``solves`` calls, ``iterations`` batch iterations, ``jacobians``
+    batch Jacobian evaluations, ``factorizations`` matrices factorized, ``refreshes`` stale
+    factorizations replaced, ``fallbacks`` trajectories handed to full Newton.
+    """
+
+    mode: str
+    method: str
+    solves: int = 0
+    iterations: int = 0
+    jacobians: int = 0
+    factorizations: int = 0
+    refreshes: int = 0
+    fallbacks: int = 0
+
+    @classmethod
+    def of(cls, mode: str, solvers, totals: dict | None = None) -> "NewtonRecord":
+        """The record of ``solvers`` (StageSolver objects), plus the ``totals`` of solvers already gone."""
+        counts = dict.fromkeys(COUNTS, 0) if totals is None else dict(totals)
+        for solver in solvers:
+            for key in COUNTS:
+                counts[key] += solver.counts[key]
+        return cls(mode, "newton", **counts)
+
+    @classmethod
+    def summed(cls, records) -> "NewtonRecord | None":
+        """One record for the chunks of one run (None when the step is explicit)."""
+        records = list(records)
+        if not records or any(r is None for r in records):
+            return None
+        first = records[0]
+        return cls(first.mode, first.method, **{key: sum(getattr(r, key) for r in records) for key in COUNTS})
 
 
 # ------------------------------------------------------------------------ simplified Newton
@@ -452,7 +510,8 @@ class StageSolver:
     Jacobian evaluations), ``factorizations`` (matrices factorized), ``refreshes``
     (trajectories whose stale factorization was replaced during a step) and
     ``fallbacks`` (trajectories handed to full Newton by ``"auto"``).  ``"full"`` is
-    :func:`newton_numpy` / :func:`newton_mpmath` unchanged and counts nothing.
+    :func:`newton_numpy` / :func:`newton_mpmath`, counted the same way (one Jacobian
+    evaluation per batch iteration, one factorization per active trajectory).
     """
 
     def __init__(self, bound, mode="full"):
@@ -460,8 +519,7 @@ class StageSolver:
         self.bound = bound
         self.lowered = bound.lowered
         self.structure = stage_structure(self.lowered) if self.mode != "full" else None
-        self.counts = dict.fromkeys(("solves", "iterations", "jacobians", "factorizations", "refreshes",
-                                     "fallbacks"), 0)
+        self.counts = dict.fromkeys(COUNTS, 0)
         self._factors = None           # numpy: _Factors of the batch
         self._constant = None          # the one factorization of a constant Jacobian
         self._mp_factors = {}          # mpmath: trajectory -> (LU, permutation)
@@ -480,9 +538,10 @@ class StageSolver:
     def numpy(self, y, step_index=None):
         """The stage unknowns (``m`` arrays) for the states ``y`` (``dim`` arrays of shape (batch,))."""
         B = self.bound
-        if self.mode == "full":
-            return newton_numpy(self.lowered, B.S, y, tol=B.tol, max_iter=B.max_iter, step_index=step_index)
         self.counts["solves"] += 1
+        if self.mode == "full":
+            return newton_numpy(self.lowered, B.S, y, tol=B.tol, max_iter=B.max_iter, step_index=step_index,
+                                counts=self.counts)
         L = self.lowered
         n = y[0].shape[0]
         U0 = np.empty((L.m, n))
@@ -495,7 +554,8 @@ class StageSolver:
         if self.mode == "auto" and L.m < AUTO_SIMPLIFIED:
             # measured: a Jacobian this small is evaluated and eliminated about as fast as a
             # simplified iteration, and full Newton needs about half the iterations
-            return newton_numpy(L, B.S, y, tol=B.tol, max_iter=B.max_iter, step_index=step_index)
+            return newton_numpy(L, B.S, y, tol=B.tol, max_iter=B.max_iter, step_index=step_index,
+                                counts=self.counts)
         return self._simplified_numpy(y, U0, step_index)
 
     def _residual_norms(self, y, U):
@@ -651,7 +711,8 @@ class StageSolver:
             if self.mode == "auto":
                 self.counts["fallbacks"] += hard.size
                 U = newton_numpy(L, self.bound.S, [c[hard] for c in y], tol=self.bound.tol,
-                                 max_iter=self.bound.max_iter, step_index=step_index, trajectories=hard)
+                                 max_iter=self.bound.max_iter, step_index=step_index, trajectories=hard,
+                                 counts=self.counts)
                 for k in range(m):
                     result[k, hard] = U[k]
             else:
@@ -666,10 +727,10 @@ class StageSolver:
     def mpmath(self, x, dps, trajectory=0, step_index=None):
         """The stage unknowns of one trajectory ``x`` (a list of mpf), at ``dps`` digits."""
         B = self.bound
+        self.counts["solves"] += 1
         if self.mode == "full":
             return newton_mpmath(self.lowered, B.S, x, dps=dps, tol=B.tol, max_iter=B.max_iter,
-                                 trajectory=trajectory, step_index=step_index)
-        self.counts["solves"] += 1
+                                 trajectory=trajectory, step_index=step_index, counts=self.counts)
         L = self.lowered
         eps = _mp_tol(dps, B.tol)
         u0 = [mpmath.mpf(g) for g in L.guess.kernel(B.S["guess"], *x)]
@@ -709,7 +770,7 @@ class StageSolver:
         if self.mode == "auto":
             self.counts["fallbacks"] += 1
             return newton_mpmath(L, B.S, x, dps=dps, tol=B.tol, max_iter=B.max_iter, trajectory=trajectory,
-                                 step_index=step_index)
+                                 step_index=step_index, counts=self.counts)
         _fail([trajectory], [res], 1, step_index, B.max_iter,
               f"the simplified iteration (a fresh Jacobian at the guess, factorized once): {reason}"
               " (newton='full' or 'auto' may succeed)", what="Simplified Newton")

@@ -133,4 +133,4 @@ def run_pipeline(run: CheckedRun, stages, coords, scalars, constants, time, opti
     watch.report(times, saved_steps)
     return Solution(times, out[:, 0, :] if run.single else out, system, scheme, arithmetic.name, options.dps, run.dt,
                     run.steps, run.save_every, parameters or {}, run.single, path, note,
-                    None if observer is None else observer.result())
+                    None if observer is None else observer.result(), runner.newton_record())

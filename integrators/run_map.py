@@ -50,7 +50,7 @@ def _stages_of(step_map) -> tuple:
 def run_map(step_map: Any, y0: Any, *, dt: Any, steps: int, step: sympy.Symbol | None = None,
             params: Mapping[sympy.Symbol, Any] | None = None, time: sympy.Symbol | None = None, t0: Any = 0,
             save_every: int = 10, backend: str = "numpy", dps: int | None = None, tol: Any = None,
-            max_iter: int = 50, newton: str = "full", compensated: bool = False, progress: bool | None = None,
+            max_iter: int = 50, newton: str = "auto", compensated: bool = False, progress: bool | None = None,
             observe: Callable | None = None) -> Solution:
     """Run ``step_map`` from ``y0`` for ``steps`` steps of size ``dt``.
 

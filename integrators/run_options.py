@@ -6,7 +6,7 @@ named error whichever door it comes in by.
 
 >>> opts = check_options(backend="mpmath", dps=None)
 >>> opts.backend, opts.dps, opts.newton
-('mpmath', 50, 'full')
+('mpmath', 50, 'auto')
 >>> check_count(3, "steps", 0), check_dt(0.25, "numpy", None)
 (3, 0.25)
 """
@@ -30,7 +30,7 @@ import sympy
 from geomcheck.errors import InvalidArgumentError, ShapeError
 
 from .errors import SchemeNotApplicableError
-from .newton import check_newton_mode
+from .newton import DEFAULT_NEWTON, check_newton_mode
 
 __all__ = ["RunOptions", "check_options", "BACKENDS", "C_LONG_LIMIT", "MIN_DPS", "DEFAULT_DPS", "to_mpf", "check_count",
            "check_flag", "check_tolerance", "is_finite_real", "check_dt", "check_t0", "check_y0", "parameter_values",
@@ -66,7 +66,7 @@ class RunOptions:
     dps: int | None = None
     tol: Any = None
     max_iter: int = 50
-    newton: str = "full"
+    newton: str = DEFAULT_NEWTON
     compensated: bool = False
     progress: bool | None = None
     check_stability: bool = True
@@ -82,7 +82,7 @@ class RunOptions:
         return dict(tol=self.tol, max_iter=self.max_iter, dps=self.dps, newton=self.newton)
 
 
-def check_options(backend="numpy", dps=None, tol=None, max_iter=50, newton="full", compensated=False,
+def check_options(backend="numpy", dps=None, tol=None, max_iter=50, newton=DEFAULT_NEWTON, compensated=False,
                   progress=None, check_stability=True, use_kernel=False) -> RunOptions:
     """Check every option of a run and return them as :class:`RunOptions` (named errors otherwise)."""
     if not isinstance(backend, str) or backend not in BACKENDS:

@@ -18,6 +18,7 @@ from .codegen import lower_expressions
 from .errors import SystemDefinitionError
 
 if TYPE_CHECKING:
+    from .newton import NewtonRecord
     from .schemes.base import Scheme
     from .systems import System
 
@@ -45,12 +46,16 @@ class Solution:
     observed : ndarray or None
         What ``observe(t, y)`` returned for every state of the run (steps 0 to ``steps``),
         concatenated along the first axis; None when the run had no ``observe``.
+    newton : NewtonRecord or None
+        How the implicit stage equations were solved: the mode asked for, the method that ran
+        (Newton's, or one linear solve per step size) and the work counts
+        (:class:`integrators.newton.NewtonRecord`); None for an explicit step.
     """
 
     def __init__(self, t: np.ndarray, y: np.ndarray, system: System, scheme: Scheme, backend: str, dps: int | None,
                  dt: float | mpmath.mpf, steps: int, save_every: int, parameters: Mapping[sympy.Symbol, Any],
                  single: bool, path: str | None = None, path_note: str | None = None,
-                 observed: np.ndarray | None = None):
+                 observed: np.ndarray | None = None, newton: NewtonRecord | None = None):
         self.t = t
         self.y = y
         self.system = system
@@ -65,6 +70,7 @@ class Solution:
         self.path = backend if path is None else path
         self.path_note = path_note
         self.observed = observed
+        self.newton = newton
         self._energy = None
 
     @property
@@ -76,14 +82,14 @@ class Solution:
         """The data of the run without its system and scheme, to send back from a worker (the
         caller holds those; sending a system back means pickling its expressions)."""
         return (self.t, self.y, self.backend, self.dps, self.dt, self.steps, self.save_every, self.parameters,
-                self._single, self.path, self.path_note, self.observed)
+                self._single, self.path, self.path_note, self.observed, self.newton)
 
     @classmethod
     def with_system(cls, data: tuple, system: Any, scheme: Any) -> "Solution":
         """The inverse of :meth:`without_system`, with the caller's system and scheme."""
-        t, y, backend, dps, dt, steps, save_every, parameters, single, path, note, observed = data
+        t, y, backend, dps, dt, steps, save_every, parameters, single, path, note, observed, newton = data
         return cls(t, y, system, scheme, backend, dps, dt, steps, save_every, parameters, single, path, note,
-                   observed)
+                   observed, newton)
 
     def energy(self) -> np.ndarray:
         """The system's energy (H) at every saved state: ``(n_saved, batch)`` or ``(n_saved,)``."""

@@ -154,6 +154,10 @@ class BoundStages:
         self.bound = [L.bind(self._stage_values(st), tol=tol, max_iter=max_iter, dps=dps, newton=newton)
                       for L, st in zip(staged.lowered, staged.stages)]
 
+    def solvers(self) -> list:
+        """The stage solvers of the implicit stages."""
+        return [solver for b in self.bound for solver in b.solvers()]
+
     def _stage_values(self, stage):
         return stage_values(self.values, stage, self.backend, self.staged.time_index, self.dps)
 

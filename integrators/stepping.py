@@ -25,6 +25,8 @@ import numpy as np
 
 from geomcheck.errors import InvalidArgumentError, NonRealValueError
 
+from .newton import COUNTS, DEFAULT_NEWTON, NewtonRecord
+
 __all__ = ["Step", "BoundStep", "Stepper", "Observer", "observation_block"]
 
 
@@ -137,12 +139,30 @@ class Stepper:
         self.solver_options, self.t0, self.dt = solver_options, t0, dt
         self.time_dependent, self.increment = time_dependent, increment
         self.bound = None if time_dependent else step.bind(self.values, **solver_options)
+        self._last_bound = self.bound
+        self._retired: dict | None = None     # the counts of stage solvers bound for earlier steps
 
     def bound_at(self, n: int):
         """The step bound for the step from ``n`` to ``n + 1``."""
         if not self.time_dependent:
             return self.bound
-        return self.step.bind(self.values + [self.arithmetic.time_at(self.t0, self.dt, n)], **self.solver_options)
+        if self._last_bound is not None and not self.step.explicit:
+            retired = NewtonRecord.of("", self._last_bound.solvers(), self._retired)
+            self._retired = {key: getattr(retired, key) for key in COUNTS}
+        self._last_bound = self.step.bind(self.values + [self.arithmetic.time_at(self.t0, self.dt, n)],
+                                          **self.solver_options)
+        return self._last_bound
+
+    def newton_record(self) -> NewtonRecord | None:
+        """How the implicit stage equations were solved (None for an explicit step)."""
+        if self.step.explicit:
+            return None
+        mode = self.solver_options.get("newton", DEFAULT_NEWTON)
+        bound = self._last_bound
+        if bound is not None and getattr(bound, "linear", False):
+            return NewtonRecord(mode, "linear", factorizations=1)
+        solvers = [] if bound is None else bound.solvers()
+        return NewtonRecord.of(mode, solvers, self._retired)
 
     def run(self, Y: np.ndarray, saved_steps: np.ndarray, out: np.ndarray, watch, bar=None, observer=None) -> None:
         """Run from ``Y`` (``(batch, dim)``) to step ``saved_steps[-1]``, filling ``out[k]`` at ``saved_steps[k]``."""

@@ -47,6 +47,14 @@ from .maps import (
     certify_symplectic,
 )
 from .modified import modified_hamiltonian, modified_vector_field
+from .poisson import (
+    certify_casimir,
+    certify_divergence_free,
+    certify_poisson,
+    certify_poisson_structure,
+    certify_preserves_casimir,
+    certify_volume_preserving,
+)
 from .order import certify_order, certify_symmetric, flow_coefficients, map_order, taylor_coefficients
 
 __all__ = [
@@ -56,6 +64,12 @@ __all__ = [
     "certify_contact",
     "certify_preserves",
     "certify_conserves",
+    "certify_poisson_structure",
+    "certify_poisson",
+    "certify_casimir",
+    "certify_preserves_casimir",
+    "certify_volume_preserving",
+    "certify_divergence_free",
     "certify_order",
     "certify_symmetric",
     "map_order",

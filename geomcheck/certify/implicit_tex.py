@@ -773,6 +773,8 @@ class ImplicitTypesetting:
         names = self.notation.names
         j, rest = 0, num
         gens = sorted(num.free_symbols | self._delta_s.free_symbols, key=str)
+        if not gens:        # two numbers: nothing to divide out (sympy.Poly needs a generator)
+            return polynomial_latex(num, self.h, names)
         try:
             d = sympy.Poly(self._delta_s, *gens)
             quotient = sympy.Poly(num, *gens)

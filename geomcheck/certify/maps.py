@@ -55,7 +55,7 @@ from ..errors import (
     UnknownCoordinateError,
 )
 from ..forms import Form, d
-from ..latex import Derivation, expression_size, latex, summarize
+from ..latex import MAP_NODES, Derivation, expression_size, latex, summarize, summarize_map
 from ..maps import ImplicitMap, Map, pullback, substitute
 from ..domain import Domain, describe_pairs
 from ..signs import decide_sign, domain_point
@@ -66,7 +66,7 @@ __all__ = ["certify_symplectic", "certify_conformal_symplectic", "certify_contac
            "certify_conserves"]
 
 #: expressions with more nodes than this are summarized, not typeset, in derivations
-_TYPESET_NODES = 400
+_TYPESET_NODES = MAP_NODES
 #: factors with more nodes than this are given as computed, not cancelled
 _CANCEL_NODES = 2000
 #: blocks of a 2-form with non-constant coefficients up to this size get their Pfaffian computed
@@ -263,9 +263,7 @@ def _map_step(D: Derivation, phi, T=None, claim_tex=None) -> Derivation:
         except _TYPESETTING_ERRORS:
             pass
     if isinstance(phi, Map):
-        if expression_size(list(phi.exprs), _TYPESET_NODES) > _TYPESET_NODES:
-            return D.add(r"The map $\varphi$ is", r"\text{(explicit, more than %d nodes)}" % _TYPESET_NODES)
-        return D.add(r"The map $\varphi$ is", latex(phi))
+        return D.add(r"The map $\varphi$ is", summarize_map(phi, _TYPESET_NODES))
     return D.add(r"The map $\varphi$ is defined implicitly by", latex(phi))
 
 

@@ -55,7 +55,7 @@ from ..algebra import find_node
 from ..calculus import diff
 from ..errors import ChartMismatchError, ExpressionError, GeomcheckError, InvalidArgumentError, MapError
 from ..fields import VectorField
-from ..latex import Derivation, expression_size, in_lines, latex
+from ..latex import Derivation, expression_size, in_lines, latex, summarize_map
 from ..maps import ImplicitMap, Map, compose, substitute
 from ..zero import Jet, Relation, canonical_jets, decide_all_zero, decide_zero, from_jets, jet_function
 from .certificate import Certificate
@@ -1048,7 +1048,7 @@ def certify_symmetric(phi: Map | ImplicitMap, h: sympy.Symbol) -> Certificate:
     if phi.source != phi.target:
         raise ChartMismatchError(f"symmetry compares a map with its inverse: {phi.source!r} -> {phi.target!r} is not a self-map")
     D = Derivation(r"The map is symmetric: $\varphi_h \circ \varphi_{-h} = \mathrm{id}$")
-    D = D.add(r"The map $\varphi_h$ is", latex(phi))
+    D = D.add(r"The map $\varphi_h$ is", summarize_map(phi))
     if isinstance(phi, Map):
         backward = Map(phi.source, phi.target, [substitute(e, {h: -h}) for e in phi.exprs], parameters=phi.parameters)
         both = compose(phi, backward)

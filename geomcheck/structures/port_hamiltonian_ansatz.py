@@ -40,7 +40,7 @@ from .port_hamiltonian_system import PortHamiltonianSystem
 if TYPE_CHECKING:
     import numpy
 
-__all__ = ["PortHamiltonianForms", "port_hamiltonian_forms", "quadratic_energy_forms", "port_form"]
+__all__ = ["PortHamiltonianForms", "port_hamiltonian_forms", "quadratic_energy_forms", "port_form", "ansatz_matrices"]
 
 
 def _col(v) -> str:
@@ -181,7 +181,17 @@ def _verify(F, x, u, H, J, R, g, budget=20.0, at=None) -> Certificate:
     return Certificate.from_decision("F == (J - R) grad H + g u", decision, residual=res, derivation=D)
 
 
-def _ansatz(n, variables, degree, dissipation=True):
+def ansatz_matrices(n: int, variables: Sequence[sympy.Symbol], degree: int, dissipation: bool = True) -> tuple:
+    """``(J, R, unknowns)``: a skew ``J`` and a symmetric ``R`` (zero without ``dissipation``) of size ``n``
+    whose entries are polynomials of total degree ``<= degree`` in ``variables`` with unknown coefficients
+    ``J12_0, J12_1, ...`` (``J12`` alone at degree 0).
+
+    >>> import sympy
+    >>> q, p = sympy.symbols("q p")
+    >>> J, R, unknowns = ansatz_matrices(2, [q, p], 0)
+    >>> J[0, 1], R[1, 1], unknowns
+    (J12, R22, [J12, R11, R12, R22])
+    """
     monos = _monomials(variables, degree)
     unknowns = []
     J = sympy.zeros(n, n)
@@ -249,7 +259,7 @@ def port_hamiltonian_forms(F: Sequence[sympy.Expr | float], x: Chart | str | Ite
     H = scalar_expression(H, "the energy H")
     F, F0, g = _split_inputs(F, x, u)
     variables = x if depends_on is None else symbol_tuple(depends_on, "depends_on")
-    J, R, unknowns = _ansatz(n, variables, degree, dissipation)
+    J, R, unknowns = ansatz_matrices(n, variables, degree, dissipation)
     grad = sympy.Matrix([diff(H, xi) for xi in x])
     residual = sympy.Matrix(F0) - (J - R) * grad
     conds, exact = _identity_conditions(list(residual), x)

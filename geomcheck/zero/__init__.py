@@ -38,9 +38,11 @@ The stages
    sign cannot matter (:mod:`~geomcheck.zero.analyticity`).  A point counts as zero
    when every value is within its error bound of 0 at two precisions, the bound falling
    with the digits, and nothing genuine was rounded away: a sum that absorbed a resolved
-   term (``1 + exp(-400)``), a saturated function (``tanh(1300)``) or an argument too
-   rough for its function (``sin(10**150 x)`` at 50 digits) raises the digits, up to 8
-   times, or makes the answer None.  There is no absolute floor: ``exp(-400) * x`` is a
+   term (``1 + exp(-400)``) or holds one smaller than the rounding error of its other
+   terms (``sin(x)**2 + cos(x)**2 - 1 + exp(-231)``), a rational whose numerator is longer
+   than the precision (``-1 + 10**-100`` as one number), a saturated function
+   (``tanh(1300)``) or an argument too rough for its function (``sin(10**150 x)`` at 50
+   digits) raises the digits, up to 8 times, or makes the answer None.  There is no absolute floor: ``exp(-400) * x`` is a
    resolved nonzero value at any precision.  "Zero by randomized evaluation" therefore
    means: analytic on the domain, and zero to within rounding at every sampled point
    -- a nonzero analytic function vanishes only on a thin set, so this is numerical

@@ -24,7 +24,7 @@ from .implicit import NumericProblem, prepare_relations
 from .inputs import as_expr, entries
 from .pieces import has_enumerable, split
 from .numeric import (LOSSY, UNRESOLVED, BadPoint, Unevaluable, consistent_with_zero, context, from_sympy_number,
-                      resolved_nonzero, to_ctx)
+                      hidden_terms, resolved_nonzero, to_ctx)
 from .program import ADD, JET, MUL, NONFINITE, NUM, POWI, SYM, Program, symbol_key
 from .relations import Relation, as_relations
 from .sampling import JET_SET_SIZE, Sampler, as_sympy_number
@@ -994,14 +994,18 @@ class _PointRunner:
                 break
             if undecided is None:
                 if candidate is not None and self._shrank(candidate, pv):
-                    off_branch = self.off_branch(base, candidate)
-                    if off_branch:
-                        return _PointOutcome("skip", off_branch)
-                    return _PointOutcome("zero", dps=candidate.dps, pv=candidate, j=j)
+                    if hidden_terms(self.prog.nodes, candidate, pv):
+                        # a genuine term hides below the other terms' rounding: more digits
+                        undecided = (self.roots[0], LOSSY)
+                    else:
+                        off_branch = self.off_branch(base, candidate)
+                        if off_branch:
+                            return _PointOutcome("skip", off_branch)
+                        return _PointOutcome("zero", dps=candidate.dps, pv=candidate, j=j)
                 candidate = pv  # look again at twice the digits
             else:
                 candidate = None
-            if d * 2 > dps * max_factor and candidate is None:
+            if d * 2 > dps * max_factor and (candidate is None or undecided is not None):
                 r, fl = undecided
                 what = ("information below the working precision was rounded away (a tiny term or a saturated "
                         "function)" if fl & LOSSY else "a function was applied to an argument known too roughly "

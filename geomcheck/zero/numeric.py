@@ -43,10 +43,13 @@ from .program import (ADD, CONST, CONSTANTS, FALLBACK, FN, JET, MUL, NEG, NUM, P
 from .sampling import jet_fraction
 
 __all__ = ["context", "Evaluator", "PolyModel", "JetTable", "Unevaluable", "BadPoint", "LOSSY", "UNRESOLVED",
-           "to_ctx", "from_sympy_number", "to_sympy_number", "LOG2_10"]
+           "hidden_terms", "to_ctx", "from_sympy_number", "to_sympy_number", "LOG2_10"]
 
 LOSSY = 1
 UNRESOLVED = 2
+#: a rational constant is resolved when its numerator fits in the precision with this many
+#: bits to spare
+RATIONAL_GUARD_BITS = 16
 LOG2_10 = math.log2(10)
 _NINF = -math.inf
 
@@ -462,7 +465,9 @@ class Evaluator:
                 if e < rnd:
                     e = rnd
                 e += 1
-                # a genuine term below the rounding unit of the sum was lost
+                # a genuine term below the rounding unit of the sum was lost (a term below the
+                # error of the others, after a cancellation, is looked at across two precisions:
+                # :func:`hidden_terms`)
                 for a, t in zip(args, terms):
                     if t:
                         mt = mag(t)
@@ -520,8 +525,13 @@ class Evaluator:
                         v = ctx.mpf(p) / q
                         exact = q == 1 and abs(p).bit_length() <= prec
                         e = _NINF if exact or not v else mag(v) - prec
-                    hit = consts[i] = (v, e)
-                v, e = hit
+                        # a numerator longer than the precision: the rational's low-order digits are
+                        # rounded away (-1 + 10**-100 becomes -1 at 50 digits), and with them what
+                        # tells it from simpler numbers (1/10**100 keeps all it has: its numerator is 1)
+                        if abs(p).bit_length() > prec - RATIONAL_GUARD_BITS:
+                            fl |= LOSSY
+                    hit = consts[i] = (v, e, fl)
+                v, e, fl = hit
             elif op == JET:
                 name, index, _ = data
                 argvals = [vals[a] for a in args]
@@ -664,6 +674,36 @@ def consistent_with_zero(ctx, v, e) -> bool:
 def resolved_nonzero(ctx, v, e) -> bool:
     """``|v| > 2**(e + 4)``: the value is nonzero whatever its rounding errors were."""
     return bool(v) and (e == _NINF or ctx.mag(v) > e + 5)
+
+
+def hidden_terms(nodes, low, high) -> bool:
+    """Whether a sum holds a genuine term below the error bound of its other terms.
+
+    ``low`` and ``high`` are the values, errors and flags of the same evaluation at two
+    precisions (``.vals``, ``.errs``, ``.dps``; ``high`` at the higher one).  After a
+    cancellation, ``sin(x)**2 + cos(x)**2 - 1 + exp(-231)`` is about 1e-100 beside an error of
+    1e-50 at 50 digits, and its error bound keeps falling with the digits while the sum stays
+    "consistent with zero" -- until the digits pass 100.  A term of a sum (``nodes``: the
+    program's) that is below the sum's error bound at ``high`` is such a hidden term when it
+    is not rounding noise: its size did not fall with the digits between ``low`` and ``high``
+    (a residual of solved relations, or a difference that is exactly zero, falls with them).
+    """
+    ctx_high = context(high.dps)
+    drop = 0.4 * context(low.dps).prec
+    for i, (op, _, args) in enumerate(nodes):
+        if op != ADD or high.vals[i] is None:
+            continue
+        e = high.errs[i]
+        for a in args:
+            t = high.vals[a]
+            if not t:
+                continue
+            mt = ctx_high.mag(t)
+            if mt < e - 2 and high.errs[a] < mt - 4:
+                t_low = low.vals[a]
+                if t_low and context(low.dps).mag(t_low) < mt + drop:
+                    return True
+    return False
 
 
 __all__ += ["consistent_with_zero", "resolved_nonzero"]

@@ -15,6 +15,11 @@ Properties are strings:
 ``"energy-balance"``         H o phi - H equals the scheme's discrete dissipation/supply
                              term exactly (dissipative and port-Hamiltonian systems; the
                              scheme's own ``_certify_one`` says which term)
+``"poisson"``                D phi P D phi^T == P o phi  (certify_poisson, Poisson systems)
+``"casimir-preserving"``     C o phi == C for every Casimir C of a Poisson system
+                             (certify_preserves_casimir)
+``"volume-preserving"``      rho(phi) det D phi == rho, rho the system's invariant density
+                             (certify_volume_preserving; 1 unless the system has a ``density``)
 ``"constraint-preserving"``  the constraints (and, where the scheme claims it, their hidden
                              velocity constraints) hold after the step when they held before
 
@@ -40,7 +45,7 @@ if TYPE_CHECKING:
 __all__ = ["Scheme", "NamedScheme", "Stage", "PROPERTIES", "REQUIREMENTS", "SYSTEM_KINDS"]
 
 PROPERTIES = ("symplectic", "symmetric", "contact", "conformal-symplectic", "energy-preserving", "energy-balance",
-              "constraint-preserving")
+              "constraint-preserving", "poisson", "casimir-preserving", "volume-preserving")
 
 #: what a scheme may require of a system, and how to say that it is missing
 REQUIREMENTS = {
@@ -52,8 +57,11 @@ REQUIREMENTS = {
     "damped": "a Hamiltonian system with linear damping p' = -H_q - gamma p (a DampedHamiltonianSystem)",
     "constrained": "a Hamiltonian system with holonomic constraints g(q) = 0 (a ConstrainedHamiltonianSystem)",
     "port-hamiltonian": "a port-Hamiltonian system x' = (J - R) grad H + g u (a PortHamiltonianSystem)",
+    "poisson": "a Poisson system x' = P(x) grad H(x) (a PoissonSystem of integrators.systems.poisson)",
     "coupled-natural": ("two natural systems coupled by action and reaction (an integrators CoupledNaturalSystem"
                         " of a geomcheck.structures.CoupledNaturalSystem)"),
+    "lagrangian": ("a Lagrangian system L(q, qdot), optionally forced (an integrators.systems.lagrangian"
+                   " LagrangianSystem)"),
 }
 
 #: requirements met by the system's ``kind`` alone: {requirement: kinds that meet it}
@@ -62,6 +70,7 @@ SYSTEM_KINDS = {
     "constrained": frozenset({"constrained-hamiltonian"}),
     "port-hamiltonian": frozenset({"port-hamiltonian"}),
     "coupled-natural": frozenset({"coupled-natural"}),
+    "lagrangian": frozenset({"lagrangian"}),
 }
 
 
@@ -203,6 +212,8 @@ class Scheme:
             return gc.certify_contact(phi, system.eta, small_step=h) if isinstance(system, ContactSystem) else None
         if prop == "energy-preserving":
             return gc.certify_conserves(phi, system.energy)
+        if prop in ("poisson", "casimir-preserving", "volume-preserving"):
+            return _certify_poisson_property(prop, phi, system)
         raise ValueError(f"unknown property {prop!r}; known: order, {', '.join(PROPERTIES)}")
 
     #: True for schemes whose ``_certify_one`` gets ``phi=None`` and builds only what a property needs
@@ -235,6 +246,26 @@ class Scheme:
 
     def _repr_latex_(self):
         return f"${self._latex()}$"
+
+
+def _certify_poisson_property(prop, phi, system):
+    """The certificate of a Poisson-structure property (None where it makes no sense on ``system``)."""
+    if prop == "volume-preserving":
+        return gc.certify_volume_preserving(phi, getattr(system, "density", 1))
+    if getattr(system, "kind", None) != "poisson":
+        return None
+    if prop == "poisson":
+        return gc.certify_poisson(phi, system.P)
+    casimirs = getattr(system, "casimirs", ())
+    if not casimirs:
+        return None
+    # one certificate for all Casimirs: the first that is not proved, else the last
+    out = None
+    for C in casimirs:
+        out = gc.certify_preserves_casimir(phi, C, system.P)
+        if out.holds is not True:
+            break
+    return out
 
 
 class NamedScheme(Scheme):

@@ -10,6 +10,8 @@
 - :mod:`.constrained`       holonomic constraints ``g(q) = 0``
 - :mod:`.coupled_natural`   coupled natural systems (Komatsu, Terakawa & Yaguchi 2020)
 - :mod:`.port_hamiltonian`  port-Hamiltonian systems with given inputs
+- :mod:`.poisson`           Poisson systems ``x' = P grad H`` (free rigid body, Lotka-Volterra)
+- :mod:`.lagrangian`        Lagrangian systems L(q, qdot) (optionally forced) on (q, p), p = dL/dqdot
 
 A system is written once, symbolically; its chart, form, vector field and energy are the
 geomcheck objects that certificates and lowered steps are built from.  Where geomcheck has
@@ -31,6 +33,8 @@ from .coupled_natural import CoupledNaturalSystem, certify_forced_form, oscillat
 from .damped import DampedHamiltonianSystem
 from .forced import ForcedHamiltonianSystem, StepOnSubmanifold, certify_step_on_submanifold
 from .hamiltonian import HamiltonianSystem
+from .lagrangian import LagrangianSystem
+from .poisson import PoissonSystem, lotka_volterra, rigid_body
 from .port_hamiltonian import PortHamiltonianSystem
 
 __all__ = [
@@ -44,6 +48,10 @@ __all__ = [
     "ConstrainedHamiltonianSystem",
     "CoupledNaturalSystem",
     "PortHamiltonianSystem",
+    "PoissonSystem",
+    "rigid_body",
+    "lotka_volterra",
+    "LagrangianSystem",
     "StepOnSubmanifold",
     "certify_step_on_submanifold",
     "certify_forced_form",

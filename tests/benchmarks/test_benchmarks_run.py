@@ -10,7 +10,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("script", ["bench_lie_derivative.py", "bench_pullback_verlet.py", "bench_qstructures.py", "bench_order_conditions.py",
-                                    "bench_composed_verlet.py", "bench_bseries.py"])
+                                    "bench_composed_verlet.py", "bench_bseries.py",
+                                    "bench_structure_search.py"])
 def test_benchmark_quick_mode_runs(script):
     proc = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / script), "--quick"],

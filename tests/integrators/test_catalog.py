@@ -23,6 +23,8 @@ def test_catalog_lists_the_required_schemes():
     required |= {"coupled-avf", "coupled-itoh-abe"}     # Komatsu-Terakawa-Yaguchi 2020 (coupled natural systems)
     required |= {"rattle", "discrete-dirac"}     # holonomic constraints
     required |= {"average-vector-field", "gonzalez", "itoh-abe", "port-hamiltonian-avf"}     # discrete gradients
+    required |= {"variational-midpoint", "variational-trapezoidal", "galerkin-lobatto-3", "galerkin-gauss-2"}
+    required |= {"rigid-body-splitting", "lotka-volterra-splitting"}     # Poisson systems
     assert required <= set(NAMES)
     assert len(NAMES) == len(set(NAMES))
 
@@ -90,6 +92,7 @@ def test_step_maps_are_explicit_exactly_when_they_can_be(generic):
     explicit |= {"conformal-splitting-2", "conformal-symplectic-euler"}   # damping flow and Verlet/Euler
     explicit |= {"blanes-moan-s6", "blanes-moan-srkn6b", "blanes-moan-srkn11b", "yoshida-8-15a",
                  "yoshida-8-15d"}   # splittings: exact drifts and kicks
+    explicit |= {"rigid-body-splitting", "lotka-volterra-splitting"}   # exact Poisson flows
     for name in NAMES:
         # a composition's stages (its composite is built from them; 27 of them for yoshida-8)
         stages = ig.scheme(name).stages(generic_for(name))

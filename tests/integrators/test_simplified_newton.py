@@ -42,7 +42,7 @@ def run(B, Y, steps):
 @pytest.mark.parametrize("name", ["gauss-legendre-4", "implicit-midpoint"])
 @pytest.mark.parametrize("mode", ["simplified", "auto"])
 def test_simplified_equals_full_newton_over_a_run(name, mode):
-    full = ig.integrate(PENDULUM, name, Y0, dt=0.1, steps=300, save_every=20)
+    full = ig.integrate(PENDULUM, name, Y0, dt=0.1, steps=300, save_every=20, newton="full")
     other = ig.integrate(PENDULUM, name, Y0, dt=0.1, steps=300, save_every=20, newton=mode)
     assert np.abs(other.y - full.y).max() <= 1e-13
     assert np.abs(full.y[-1] - full.y[0]).max() > 0.1            # the states did move
@@ -78,7 +78,7 @@ def test_linear_stage_equations_one_factorization_one_iteration_per_step():
     assert np.abs(end - run(bound(FORCED, "gauss-legendre-4", 0.1), Y0, 25)).max() <= 1e-13
     # and through integrate (compensated: the Newton path; plain: whichever path integrate takes)
     for kw in ({}, {"compensated": True}):
-        full = ig.integrate(FORCED, "implicit-midpoint", Y0, dt=0.1, steps=100, save_every=50, **kw)
+        full = ig.integrate(FORCED, "implicit-midpoint", Y0, dt=0.1, steps=100, save_every=50, newton="full", **kw)
         simp = ig.integrate(FORCED, "implicit-midpoint", Y0, dt=0.1, steps=100, save_every=50, newton="auto", **kw)
         assert np.abs(full.y - simp.y).max() <= 1e-13
 
@@ -161,7 +161,9 @@ def test_auto_hands_failing_trajectories_to_full_newton(monkeypatch):
     for name, simplified in (("gauss-legendre-6", True), ("implicit-midpoint", False)):
         A = bound(hh, name, 0.2, newton="auto")
         got = A.step_array(Y)
-        assert (A.solver.counts["iterations"] > 0) == simplified
+        # full Newton evaluates the Jacobian at every iteration; the simplified iteration reuses one
+        counts = A.solver.counts
+        assert counts["iterations"] > 0 and (counts["jacobians"] < counts["iterations"]) == simplified
         assert np.abs(got - bound(hh, name, 0.2).step_array(Y)).max() <= 1e-14
 
 
@@ -169,7 +171,7 @@ def test_auto_hands_failing_trajectories_to_full_newton(monkeypatch):
 def test_mpmath_simplified_matches_full_to_the_working_precision(dps):
     y0 = [["0.5", "0.25"], ["1.5", "-0.5"]]
     full = ig.integrate(PENDULUM, "gauss-legendre-4", y0, dt="0.1", steps=12, backend="mpmath", dps=dps,
-                        save_every=4)
+                        save_every=4, newton="full")
     simp = ig.integrate(PENDULUM, "gauss-legendre-4", y0, dt="0.1", steps=12, backend="mpmath", dps=dps,
                         save_every=4, newton="simplified")
     with mpmath.workdps(dps):
@@ -206,3 +208,30 @@ def test_unknown_newton_mode_is_refused():
         ig.integrate(PENDULUM, "implicit-midpoint", [1.0, 0.0], dt=0.1, steps=2, newton="quasi")
     with pytest.raises(InvalidArgumentError, match="newton must be"):
         bound(PENDULUM, "implicit-midpoint", 0.1, newton=None)
+
+
+def test_auto_is_the_default_and_the_solution_records_the_newton_work():
+    y0 = [0.1, -0.2, 0.3, 0.05]
+    hh = ig.example_system("henon-heiles")
+    auto = ig.integrate(hh, "gauss-legendre-6", y0, dt=0.1, steps=20)
+    record = auto.newton
+    assert record.mode == "auto" and record.method == "newton"
+    assert record.solves == 20 and record.iterations >= 20
+    assert record.jacobians < record.iterations                    # 12 unknowns: the simplified iteration
+    full = ig.integrate(hh, "gauss-legendre-6", y0, dt=0.1, steps=20, newton="full")
+    assert full.newton.mode == "full" and full.newton.jacobians == full.newton.iterations
+    assert full.newton.factorizations == full.newton.iterations   # one trajectory
+    assert np.abs(auto.y - full.y).max() <= 1e-13
+    assert ig.integrate(hh, "stormer-verlet", y0, dt=0.1, steps=3).newton is None
+    osc = ig.HamiltonianSystem((p**2 + q**2) / 2, q, p)
+    assert ig.integrate(osc, "implicit-midpoint", [0.5, 0.25], dt=0.1, steps=3).newton.method == "linear"
+
+
+def test_the_record_sums_the_solvers_of_every_stage_and_every_time_bound_step():
+    y0 = [0.5, 0.25]
+    # a time-dependent system binds its step anew at every step: the counts of all of them
+    sol = ig.integrate(FORCED, "implicit-midpoint", y0, dt=0.1, steps=7, newton="full")
+    assert sol.newton.solves == 7 and sol.newton.iterations >= 7
+    mp = ig.integrate(PENDULUM, "implicit-midpoint", [["0.5", "0.25"], ["1", "0"]], dt="0.1", steps=3,
+                      backend="mpmath", dps=30, newton="full")
+    assert mp.newton.solves == 6 and mp.newton.factorizations == mp.newton.iterations

@@ -227,6 +227,17 @@ CASES = [
       "= exp(-400) != 0", {}, must_decide=True),
     N("pythagoras_plus_1e_60", TINY, lambda: sp.sin(x)**2 + sp.cos(x)**2 - 1 + R(1, 10**60),
       "sin^2 + cos^2 - 1 = 0, so this is the constant 1e-60", {"x": 1}),
+    # below twice the first precision: the constant merges into the rational -1 + 10**-100, or sits beside
+    # terms whose rounding error is larger than it (found by the adversarial Poisson/volume suite)
+    N("pythagoras_plus_1e_100", TINY, lambda: sp.sin(x)**2 + sp.cos(x)**2 - 1 + R(1, 10**100),
+      "sin^2 + cos^2 - 1 = 0, so this is the constant 1e-100", {"x": 1}, must_decide=True),
+    N("pythagoras_plus_exp_m231", TINY, lambda: sp.sin(x)**2 + sp.cos(x)**2 - 1 + sp.exp(-231),
+      "sin^2 + cos^2 - 1 = 0, so this is the constant exp(-231), about 4.8e-101", {"x": 1}, must_decide=True),
+    N("pythagoras_plus_pi_1e_100", TINY, lambda: sp.sin(x)**2 + sp.cos(x)**2 - 1 + sp.pi / 10**100,
+      "sin^2 + cos^2 - 1 = 0, so this is the constant pi 1e-100", {"x": 1}, must_decide=True),
+    Z("pythagoras_with_cancelling_tiny_terms", TINY,
+      lambda: sp.sin(x)**2 + sp.cos(x)**2 - 1 + sp.exp(-231) * (x + 1)**2 - sp.exp(-231) * (x**2 + 2 * x + 1),
+      "sin^2 + cos^2 = 1 and the two tiny terms are equal (binomial expansion)", checks=({"x": 1}, {"x": -R(22, 7)})),
     Z("pythagoras", TINY, lambda: sp.sin(x)**2 + sp.cos(x)**2 - 1, "sin^2 + cos^2 = 1",
       checks=({"x": 1}, {"x": -R(22, 7)}), must_decide=True),
     Z("tiny_coefficient_identity", TINY,

@@ -229,3 +229,17 @@ def test_a_matrix_is_as_wide_as_its_columns_and_sums_of_fractions_break():
     line = r"1 + \frac{h^{2}}{4} V'' - \frac{h^{4}}{16} x^{2} + y"
     assert len(_top_level_breaks(line)) == 3
     assert _top_level_breaks(r"= - x") == [] and _top_level_breaks(r"e^{-x} + 1") == [7]
+
+
+def test_a_numerator_and_determinant_without_symbols_are_typeset():
+    # the trapezoidal variational map of the pendulum with explicit derivatives: some entries
+    # of the derivation have a constant numerator over a constant determinant (sympy.Poly of
+    # two numbers raised GeneratorsNeeded, a foreign exception, before)
+    from geomcheck.structures.variational import variational_integrator
+
+    q, v = sympy.symbols("q v")
+    phi = variational_integrator(v**2 / 2 + sympy.cos(q), q, v, quadrature="trapezoidal", derivatives="auto").step_map
+    M = phi.source
+    c = gc.certify_symplectic(phi, M.d(M.coords[0]) ^ M.d(M.coords[1]))
+    assert c.holds is True
+    assert r"\varphi^*\omega = \omega" in c.derivation.latex()
