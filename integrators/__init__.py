@@ -21,7 +21,7 @@ from .examples import example_system, list_example_systems
 from .integrate import Solution, integrate
 from .kernels import with_kernel
 from .run_map import run_map
-from .schemes import Composition, PartitionedRungeKutta, RungeKutta
+from .schemes import Composition, PartitionedRungeKutta, RungeKutta, SparkLobatto
 from .schemes.lie_poisson import LotkaVolterraSplitting, RigidBodySplitting
 from .schemes.variational import VariationalScheme
 from .systems import (ConstrainedHamiltonianSystem, ContactSystem, CoupledNaturalSystem, DampedHamiltonianSystem,
@@ -47,6 +47,7 @@ __all__ = [
     "PartitionedRungeKutta",
     "Composition",
     "VariationalScheme",
+    "SparkLobatto",
     "RigidBodySplitting",
     "LotkaVolterraSplitting",
     "integrate",

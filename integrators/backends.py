@@ -30,6 +30,9 @@ class ColumnState:
 
     def store(self, out: np.ndarray, y: list) -> None:
         """Write the column state ``y`` into the ``(batch, dim)`` slice ``out``."""
+        if isinstance(y, np.ndarray) and y.ndim == 2 and y.dtype != object:    # one (dim, batch) array
+            out[:] = y.T
+            return
         for i, column in enumerate(y):
             out[:, i] = column
 

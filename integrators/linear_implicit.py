@@ -244,9 +244,13 @@ class BoundLinearStep:
         return []
 
     def step(self, y, step_index=None):
-        """One step of the state components (a list of ``dim`` arrays of shape ``(batch,)``)."""
-        Y = np.concatenate(y).reshape(len(y), -1).T.copy()      # (batch, dim); np.stack is slower here
-        return list(self.step_array(Y).T)
+        """One step of the column state: ``dim`` arrays of shape ``(batch,)``, or one ``(dim, batch)`` array.
+
+        The new state comes back as one ``(dim, batch)`` array, whose rows are the columns: a
+        list of 396 one-element arrays costs more to build and take apart than the step itself.
+        """
+        Y = y.T if isinstance(y, np.ndarray) else np.array(y).T       # (batch, dim)
+        return self.step_array(Y).T
 
     def step_array(self, Y):
         """One step of a ``(batch, dim)`` array.

@@ -21,6 +21,9 @@
 - :mod:`.port_hamiltonian`   the discrete-gradient scheme of port-Hamiltonian systems (discrete power balance)
 - :mod:`.splitting`     splitting methods exp(a_1 h A) exp(b_1 h B) ... (Blanes-Moan, Yoshida's order 8)
 - :mod:`.quotients`     removable-singularity quotients: exact form, evaluation rule, Taylor expansion
+- :mod:`.spark`         Lobatto IIIA-IIIB (SPARK) for holonomic constraints, orders 2s - 2 (s = 2 is RATTLE)
+- :mod:`.variational`   variational integrators of a Lagrangian (geomcheck.structures.variational)
+- :mod:`.lie_poisson`   splittings of Poisson systems into exact flows (rigid body, Lotka-Volterra)
 """
 
 from .base import PROPERTIES, Scheme
@@ -30,9 +33,10 @@ from .discrete_dirac import DiscreteDirac
 from .discrete_gradient import DiscreteGradientScheme
 from .partitioned import PartitionedRungeKutta
 from .rattle import Rattle
+from .spark import SparkLobatto
 from .runge_kutta import RungeKutta
 from .splitting import Splitting
 from .verlet import StormerVerlet
 
 __all__ = ["Scheme", "PROPERTIES", "RungeKutta", "PartitionedRungeKutta", "Composition", "StormerVerlet", "ContactSplitting",
-           "Rattle", "DiscreteDirac", "DiscreteGradientScheme", "Splitting"]
+           "Rattle", "SparkLobatto", "DiscreteDirac", "DiscreteGradientScheme", "Splitting"]

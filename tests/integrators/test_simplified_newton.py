@@ -235,3 +235,12 @@ def test_the_record_sums_the_solvers_of_every_stage_and_every_time_bound_step():
     mp = ig.integrate(PENDULUM, "implicit-midpoint", [["0.5", "0.25"], ["1", "0"]], dt="0.1", steps=3,
                       backend="mpmath", dps=30, newton="full")
     assert mp.newton.solves == 6 and mp.newton.factorizations == mp.newton.iterations
+
+
+def test_the_records_of_an_ensembles_chunks_add_up():
+    a = newton.NewtonRecord("auto", "newton", solves=3, iterations=7, jacobians=2, factorizations=4)
+    b = newton.NewtonRecord("auto", "newton", solves=3, iterations=5, jacobians=1, factorizations=2, fallbacks=1)
+    total = newton.NewtonRecord.summed([a, b])
+    assert (total.solves, total.iterations, total.jacobians, total.factorizations, total.fallbacks) == (6, 12, 3, 6, 1)
+    assert total.mode == "auto" and total.method == "newton"
+    assert newton.NewtonRecord.summed([a, None]) is None and newton.NewtonRecord.summed([]) is None
