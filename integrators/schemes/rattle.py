@@ -60,7 +60,7 @@ from geomcheck.linalg import solve_sparse
 from geomcheck.maps import substitute
 from geomcheck.zero import decide_all_zero
 
-from ..systems import STEP_SYMBOL
+from ..systems import STEP_SYMBOL, ConstrainedHamiltonianSystem
 from .base import NamedScheme, SYSTEM_KINDS, Scheme
 from .on_manifold import (certify_constraints_are_equations, certify_order_on_manifold,
                           certify_symmetric_on_manifold, certify_symplectic_on_manifold)
@@ -86,7 +86,7 @@ class ConstrainedScheme(NamedScheme):
 
     requires = frozenset({"constrained"})
 
-    def why_not(self, system):
+    def why_not(self, system: object) -> str | None:
         """None when the system is of the constrained kind, else the reason.
 
         Only the requirements a system's kind meets (:data:`~integrators.schemes.base.SYSTEM_KINDS`)
@@ -96,7 +96,7 @@ class ConstrainedScheme(NamedScheme):
         """
         return Scheme.why_not(_KindOnly(self), system)
 
-    def regular_form(self, system):
+    def regular_form(self, system: ConstrainedHamiltonianSystem) -> tuple:
         """``(phi_regular, equivalence certificate or None)``; default: the step itself."""
         return self.step_map(system), None
 
@@ -114,7 +114,7 @@ class ConstrainedScheme(NamedScheme):
             return certify_symmetric_on_manifold(phi, iota)
         return super()._certify_one(prop, phi, system)
 
-    def observed_order(self, system, max_order=None):
+    def observed_order(self, system: ConstrainedHamiltonianSystem, max_order: int | None = None) -> int | None:
         """The order on the constraint manifold (the largest certified up to ``max_order``), or None."""
         reg, equivalence = self.regular_form(system)
         S, iota = system.manifold()

@@ -80,7 +80,7 @@ from geomcheck.maps import substitute
 from geomcheck.zero import decide_all_zero
 
 from ..errors import InvalidArgumentError
-from ..systems import STEP_SYMBOL
+from ..systems import STEP_SYMBOL, ConstrainedHamiltonianSystem
 from .rattle import ConstrainedScheme
 from .stages import StageMap, stage_parameters
 
@@ -186,7 +186,7 @@ class SparkLobatto(ConstrainedScheme):
     def __hash__(self):
         return hash((self.name, self.stages_count))
 
-    def why_not(self, system):
+    def why_not(self, system: object) -> str | None:
         reason = super().why_not(system)
         if reason is None and not system.hamiltonian_is_separable:
             reason = (f"{self.name} is built for a separable Hamiltonian H = T(p) + V(q); {system.H} couples positions"
@@ -317,7 +317,7 @@ class SparkLobatto(ConstrainedScheme):
     def _build(self, system):
         return self._equations(system)
 
-    def regular_form(self, system):
+    def regular_form(self, system: ConstrainedHamiltonianSystem) -> tuple:
         """The step with each ``g(Q_i) = 0`` replaced by its divided difference (see the module docstring)."""
         cache = self.__dict__.setdefault("_regular", {})
         if system in cache:
