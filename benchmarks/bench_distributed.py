@@ -4,12 +4,12 @@
               (--quick: 10^5 x 10), ``integrate`` serially vs ``integrate_distributed`` on a
               LocalCluster of 2 worker processes (8 chunks); the two results compared bit for bit;
 (b) sweep     200 distinct pendulum-like systems H = p^2/2 - k_i cos q (k_i in H, so each is
-              lowered on its own), 2000 Verlet steps each (--quick: 40 systems x 500 steps),
+              lowered on its own), 2000 Verlet steps each (--quick: 12 systems x 200 steps),
               a loop of ``integrate`` vs ``sweep`` on the same cluster;
 (c) params    one system H = p^2/2 - k cos q swept over 200 values of the parameter k (lowered
               once per worker), 2000 steps each;
 (d) catalog   ``geomcheck certify --all``: every scheme of the catalog certified on its default
-              generic system, here vs on the cluster (processes only; --quick: 8 schemes).
+              generic system, here vs on the cluster (processes only; --quick: 4 schemes).
 
 The cluster is started before the clock runs (as a user's existing cluster would be); the
 expected speed-up on 2 idle cores is about 1.8x.  The memory of each worker process after the
@@ -45,7 +45,7 @@ def main(argv=None) -> int:
     from integrators.distributed import integrate_distributed, sweep
 
     n_traj, n_steps = (10**5, 10) if args.quick else (10**6, 200)
-    n_systems, sweep_steps = (40, 500) if args.quick else (200, 2000)
+    n_systems, sweep_steps = (12, 200) if args.quick else (200, 2000)
     print(f"# bench_distributed: nproc={os.cpu_count()}, loadavg={' '.join(f'{x:.2f}' for x in os.getloadavg())},"
           f" {'--quick' if args.quick else 'full'}", flush=True)
 
@@ -82,7 +82,7 @@ def main(argv=None) -> int:
     param_jobs = [dict(system=swept_system, scheme="stormer-verlet", y0=[1.0, 0.0], dt=0.01, steps=sweep_steps,
                        save_every=sweep_steps, check_stability=False, params={"k": 1.0 + j / n_systems})
                   for j in range(n_systems)]
-    catalog = report_jobs.catalog_jobs()[:8 if args.quick else None]
+    catalog = report_jobs.catalog_jobs()[:4 if args.quick else None]
     # threads share the process (numpy releases the GIL): no data to ship; processes ship the
     # data but run Python (lowering, a single trajectory's loop) in parallel
     for kind in ("threads", "processes"):

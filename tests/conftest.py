@@ -24,7 +24,9 @@ shown by ``-ra``) where no ``pdflatex`` is on the PATH, the same test the report
 (:func:`geomcheck.latex.pdflatex_available`) to decide whether to write a PDF.
 """
 
+import fcntl
 import os
+import pickle
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -58,14 +60,13 @@ settings.register_profile(
 settings.load_profile(os.environ.get("GEOMCHECK_HYPOTHESIS_PROFILE", "ci"))
 
 
-#: the test files that take longest (measured, CPU seconds on the 2-core machine: 85, 49, 40,
-#: 38, 36, 24, 22, 21); pytest-xdist's ``--dist loadfile`` hands files to the workers in
-#: collection order, so these go first: otherwise the longest came last and one worker ran it
-#: alone while the other stood idle (about 40 s of the suite's wall time)
-LONGEST_FIRST = ("tests/test_docs_papers.py", "tests/geomcheck/test_report.py", "tests/benchmarks/test_benchmarks_run.py",
-                 "tests/integrators/test_catalog_latex.py", "tests/integrators/test_catalog.py",
-                 "tests/integrators/test_bench_quick.py", "tests/integrators/test_discrete_gradient_schemes.py",
-                 "tests/integrators/test_rattle.py")
+#: the test files that take longest (measured, CPU seconds on the 2-core machine: 86, 70, 50,
+#: 42, 26, 23, 22); pytest-xdist's ``--dist loadfile`` hands files to the workers in collection
+#: order, so these go first: otherwise the longest came last and one worker ran it alone while
+#: the other stood idle
+LONGEST_FIRST = ("tests/test_docs_papers.py", "tests/integrators/test_catalog.py", "tests/geomcheck/test_report.py",
+                 "tests/benchmarks/test_benchmarks_run.py", "tests/integrators/test_bench_quick.py",
+                 "tests/integrators/test_discrete_gradient_schemes.py", "tests/integrators/test_rattle.py")
 
 
 def _longest_first(items):
@@ -92,3 +93,52 @@ def pytest_collection_modifyitems(config, items):
     skip = pytest.mark.skip(reason="pdflatex is not installed (Debian: texlive-latex-base texlive-latex-recommended)")
     for item in marked:
         item.add_marker(skip)
+
+
+def _wait_for(lock, what, seconds=900):
+    """Take the lock on the open file ``lock``; fail (never hang) after ``seconds``."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                pytest.fail(f"waited {seconds} s for {what}")
+            time.sleep(0.05)
+
+
+@pytest.fixture(scope="session")
+def case_study_run(tmp_path_factory):
+    """``run(name)``: a case study's quick profile, run once for the whole test session.
+
+    The case-study tests and the executed doc pages need the same quick runs (about 35 s of
+    CPU were spent twice).  The first worker of pytest-xdist to ask runs it, under a lock, and
+    leaves the pickled :class:`~casestudies.CaseResult` and its figures in the session's common
+    temporary directory; the others wait for it and read it.  A test must not modify the result.
+    """
+    base = tmp_path_factory.getbasetemp()
+    # under xdist each worker has its own directory in the session's: share the session's
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "case-study-runs"
+    root.mkdir(exist_ok=True)
+    memo = {}
+    # the function itself, taken before any test replaces casestudies.run by a call to this fixture
+    from casestudies import run as run_case_study
+
+    def run(name, profile="quick"):
+        if (name, profile) not in memo:
+            where = root / f"{name}-{profile}"
+            with open(root / f"{name}-{profile}.lock", "w") as lock:
+                _wait_for(lock, f"the {name} run of another worker")
+                if (where / "result.pickle").exists():
+                    result = pickle.loads((where / "result.pickle").read_bytes())
+                else:
+                    (where / "figures").mkdir(parents=True, exist_ok=True)
+                    result = run_case_study(name, profile, out=str(where / "figures"))
+                    (where / "result.pickle").write_bytes(pickle.dumps(result))
+            memo[name, profile] = result
+        return memo[name, profile]
+
+    return run

@@ -48,9 +48,32 @@ def test_every_page_is_a_notebook():
             f"{page.name}: a ```python block would be shown but never run")
 
 
+def _share_quick_case_study_runs(monkeypatch, case_study_run):
+    """A page's ``casestudies.run(name, "quick", out=...)`` takes the session's one run of it (the
+    case-study tests run the same), its figures copied to ``out``."""
+    import shutil
+
+    import casestudies
+
+    real = casestudies.run
+
+    def run(name, profile="quick", out=None, **kwargs):
+        if profile != "quick" or kwargs:
+            return real(name, profile, out=out, **kwargs)
+        result = case_study_run(name)
+        if out is not None:
+            pathlib.Path(out).mkdir(parents=True, exist_ok=True)
+            for figure in result.figures:
+                shutil.copy(figure, out)
+        return result
+
+    monkeypatch.setattr(casestudies, "run", run)
+
+
 @pytest.mark.parametrize("page", PAGES, ids=[p.relative_to(DOCS).with_suffix("").as_posix() for p in PAGES])
-def test_page_cells_run(page, tmp_path, monkeypatch):
+def test_page_cells_run(page, tmp_path, monkeypatch, case_study_run):
     monkeypatch.chdir(tmp_path)  # figures and files written by the cells land here
+    _share_quick_case_study_runs(monkeypatch, case_study_run)
     cells = code_cells(page.read_text(encoding="utf-8"))
     assert cells, f"{page.name} has no code cell"
     namespace = {"__name__": f"docs_{page.stem.replace('-', '_')}"}

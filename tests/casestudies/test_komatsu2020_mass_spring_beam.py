@@ -19,8 +19,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 @pytest.fixture(scope="module")
-def result(tmp_path_factory):
-    return casestudies.run(ms.NAME, "quick", out=str(tmp_path_factory.mktemp("figs")))
+def result(case_study_run):
+    return case_study_run(ms.NAME)
 
 
 def _small(**kw):

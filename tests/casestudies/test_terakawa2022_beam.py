@@ -18,8 +18,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def result(tmp_path_factory):
-    return casestudies.run(case.NAME, "quick", out=str(tmp_path_factory.mktemp("terakawa")))
+def result(case_study_run):
+    return case_study_run(case.NAME)
 
 
 @pytest.fixture(scope="module")

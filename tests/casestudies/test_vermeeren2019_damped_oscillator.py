@@ -21,8 +21,8 @@ TEST = "tests/casestudies/test_vermeeren2019_damped_oscillator.py::"
 
 
 @pytest.fixture(scope="module")
-def result(tmp_path_factory):
-    return casestudies.run(m.NAME, "quick", out=str(tmp_path_factory.mktemp("figs")))
+def result(case_study_run):
+    return case_study_run(m.NAME)
 
 
 def test_quick_profile_checks(result):

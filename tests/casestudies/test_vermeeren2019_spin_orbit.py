@@ -13,8 +13,8 @@ from casestudies import vermeeren2019_spin_orbit as m
 
 
 @pytest.fixture(scope="module")
-def result(tmp_path_factory):
-    return casestudies.run(m.NAME, "quick", out=str(tmp_path_factory.mktemp("figs")))
+def result(case_study_run):
+    return case_study_run(m.NAME)
 
 
 def test_quick_profile_passes(result):

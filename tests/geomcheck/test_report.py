@@ -450,7 +450,7 @@ def test_a_case_study_refuses_an_unusable_figure_directory_before_running(tmp_pa
 @pytest.mark.needs_pdflatex
 def test_every_theorem_derivation_fits_the_page(tmp_path):
     """The papers' theorems as the report typesets them (the catalog's are checked in
-    tests/integrators/test_catalog_latex.py): within the margins."""
+    tests/integrators/test_catalog.py): within the margins."""
     from geomcheck.latex import compile_pdf, fit_to_width, tex_text
     from geomcheck.report_tex import PREAMBLE
     from geomcheck.structures.showcase import showcase

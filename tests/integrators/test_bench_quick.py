@@ -24,7 +24,7 @@ def test_bench_implicit_step_quick_mode_runs():
 
 def test_bench_work_precision_quick_mode_runs(tmp_path):
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_work_precision.py"), "--quick",
-                           "--T", "50", "--figures", str(tmp_path)],
+                           "--T", "50", "--methods", "yoshida-4", "--figures", str(tmp_path)],
                           capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "DOP853 (scipy)" in proc.stdout and "yoshida-4" in proc.stdout and "energy error stays bounded" in proc.stdout

@@ -66,10 +66,20 @@ def test_baselines_are_not_structure_preserving(name, generic):
 CASES = [(name, prop) for name in NAMES for prop in ["order", *sorted(declared(name)[1])]]
 
 
+#: the certificates of CASES, kept for the typesetting test at the end of this file (certifying
+#: the whole catalog takes about 30 s: once is enough)
+CERTIFICATES = {}
+
+
+def certificate(name, prop):
+    if (name, prop) not in CERTIFICATES:
+        CERTIFICATES[name, prop] = ig.scheme(name).certify(generic_for(name), properties=[prop])[prop]
+    return CERTIFICATES[name, prop]
+
+
 @pytest.mark.parametrize("name, prop", CASES, ids=[f"{n}-{p}" for n, p in CASES])
 def test_declared_property_is_certified_on_a_generic_system(name, prop):
-    s = ig.scheme(name)
-    cert = s.certify(generic_for(name), properties=[prop])[prop]
+    cert = certificate(name, prop)
     assert cert.holds is True, (name, prop, cert.method)
 
 
@@ -146,3 +156,27 @@ def test_contact_factor_of_the_splitting_is_the_damping(generic):
     c = ig.scheme("contact-splitting-2").certify(GENERIC_CONTACT, properties=["contact"])["contact"]
     gamma, h = sp.Symbol("gamma"), sp.Symbol("h")
     assert c.holds is True and sp.simplify(c.factor - sp.exp(-gamma * h)) == 0
+
+
+@pytest.mark.needs_pdflatex
+def test_all_catalog_certificates_compile_in_one_document(tmp_path):
+    """Every certificate of every catalog scheme typesets to LaTeX that pdflatex compiles, and fits the
+    report's page."""
+    from geomcheck.latex import compile_pdf, document, fit_to_width
+    from geomcheck.report import overfull_widths
+    from geomcheck.report_tex import PREAMBLE
+
+    parts = []
+    for name, prop in CASES:
+        cert = certificate(name, prop)
+        assert cert.holds is True, (name, prop, cert)
+        parts.append(r"\section*{" + name + ": " + prop + "}\n" + cert.latex())
+    assert len(parts) >= 30
+    pdf = compile_pdf(document("\n".join(parts)), tmp_path / "catalog.pdf")
+    assert pdf.read_bytes().startswith(b"%PDF")
+    # the report's page: every derivation fitted to the line, balanced, and within the margins
+    log = tmp_path / "fitted.log"
+    source = PREAMBLE + "\\begin{document}\n" + "\n".join(fit_to_width(p) for p in parts) + "\n\\end{document}\n"
+    compile_pdf(source, tmp_path / "fitted.pdf", log=log)
+    widths = overfull_widths(log.read_text(encoding="latin-1"))
+    assert max(widths, default=0.0) <= 20, sorted(widths)[-5:]
