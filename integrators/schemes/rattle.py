@@ -96,6 +96,13 @@ class ConstrainedScheme(NamedScheme):
         """
         return Scheme.why_not(_KindOnly(self), system)
 
+    def separable_reason(self, system: ConstrainedHamiltonianSystem) -> str | None:
+        """Why this scheme, built for ``H = T(p) + V(q)``, does not apply to ``system`` (None when it does)."""
+        if system.hamiltonian_is_separable:
+            return None
+        return (f"{self.name} is built for a separable Hamiltonian H = T(p) + V(q); {system.H} couples positions"
+                " and momenta (a mixed derivative H_qp is nonzero)")
+
     def regular_form(self, system: ConstrainedHamiltonianSystem) -> tuple:
         """``(phi_regular, equivalence certificate or None)``; default: the step itself."""
         return self.step_map(system), None
@@ -141,12 +148,8 @@ class Rattle(ConstrainedScheme):
     properties = frozenset({"symplectic", "symmetric", "constraint-preserving"})
     description = "RATTLE: Stormer-Verlet with constraint forces, g(Q) = 0 and G(Q) H_p(P) = 0 (Andersen 1983)"
 
-    def why_not(self, system):
-        reason = super().why_not(system)
-        if reason is None and not system.hamiltonian_is_separable:
-            reason = (f"{self.name} is built for a separable Hamiltonian H = T(p) + V(q); {system.H} couples positions"
-                      " and momenta (a mixed derivative H_qp is nonzero)")
-        return reason
+    def why_not(self, system: object) -> str | None:
+        return super().why_not(system) or self.separable_reason(system)
 
     def _parts(self, system):
         n, m = len(system.q), len(system.constraints)

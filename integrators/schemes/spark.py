@@ -187,11 +187,7 @@ class SparkLobatto(ConstrainedScheme):
         return hash((self.name, self.stages_count))
 
     def why_not(self, system: object) -> str | None:
-        reason = super().why_not(system)
-        if reason is None and not system.hamiltonian_is_separable:
-            reason = (f"{self.name} is built for a separable Hamiltonian H = T(p) + V(q); {system.H} couples positions"
-                      " and momenta (a mixed derivative H_qp is nonzero)")
-        return reason
+        return super().why_not(system) or self.separable_reason(system)
 
     # ------------------------------------------------------------------ the step
 
