@@ -38,7 +38,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import sympy
 
@@ -53,6 +53,7 @@ from ..maps import submanifold_parametrization, pullback
 
 __all__ = [
     "LagrangianForms",
+    "symbol_sequence",
     "HamiltonianELForms",
     "euler_lagrange_forms",
     "hamiltonian_el_forms",
@@ -63,8 +64,8 @@ __all__ = [
 ]
 
 
-def _symbols(xs, what) -> tuple:
-    """A tuple of distinct Symbols from one Symbol or a sequence of them."""
+def symbol_sequence(xs: Any, what: str) -> tuple:
+    """A tuple of distinct Symbols from one Symbol or a sequence of them (``what`` names it in errors)."""
     if isinstance(xs, sympy.Symbol):
         xs = (xs,)
     try:
@@ -98,7 +99,7 @@ def _check_function(f, chart: Chart, what: str):
 
 
 def _vector(n_or_syms, default, what):
-    return _symbols(n_or_syms, what) if n_or_syms is not None else default
+    return symbol_sequence(n_or_syms, what) if n_or_syms is not None else default
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,7 @@ def euler_lagrange_forms(L: sympy.Expr | None, q: sympy.Symbol | Sequence[sympy.
     >>> F.canonical_form.components
     {(0,): Derivative(L(q, qdot), qdot)}
     """
-    q = _symbols(q, "q")
+    q = symbol_sequence(q, "q")
     n = len(q)
     qdot = _vector(qdot, tuple(_derived(x, "dot") for x in q), "qdot")
     qddot = _vector(qddot, tuple(_derived(x, "ddot") for x in q), "qddot")
@@ -299,7 +300,7 @@ def hamiltonian_el_forms(H: sympy.Expr | None, q: sympy.Symbol | Sequence[sympy.
     >>> F.two_form.components
     {(0, 1): -2}
     """
-    q, p = _symbols(q, "q"), _symbols(p, "p")
+    q, p = symbol_sequence(q, "q"), symbol_sequence(p, "p")
     if len(q) != len(p):
         raise ShapeError(f"hamiltonian_el_forms: {len(q)} coordinates q but {len(p)} momenta p; expected as many")
     qd = tuple(_derived(x, "dot") for x in q)

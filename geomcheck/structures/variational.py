@@ -84,6 +84,7 @@ from ..latex import Derivation, latex, summarize
 from ..maps import ImplicitMap, substitute
 from ..zero import decide_all_zero
 from .del_forms import certify_del_condition, discrete_lagrangian_forms
+from .lagrangian import symbol_sequence
 
 __all__ = [
     "QuadratureRule",
@@ -293,20 +294,6 @@ def legendre_transform(L: sympy.Expr, q: Sequence[sympy.Symbol], qdot: Sequence[
 # =========================================================================== the integrator
 
 
-def _symbols(xs, what) -> tuple:
-    if isinstance(xs, sympy.Symbol):
-        xs = (xs,)
-    try:
-        xs = tuple(xs)
-    except TypeError:
-        raise ExpressionError(f"variational_integrator: {what} must be a Symbol or a sequence of Symbols,"
-                              f" got {xs!r}") from None
-    if not xs or any(not isinstance(x, sympy.Symbol) for x in xs):
-        raise ExpressionError(f"variational_integrator: {what} must be a nonempty sequence of sympy Symbols,"
-                              f" got {xs!r}")
-    return xs
-
-
 def _fresh(name: str, taken: set) -> sympy.Symbol:
     s = sympy.Symbol(name)
     while s in taken:
@@ -447,19 +434,19 @@ def variational_integrator(L: sympy.Expr | Callable[..., sympy.Expr], q: sympy.S
     ...
     geomcheck.errors.InvalidArgumentError: variational_integrator: unknown quadrature 'simpson'; expected 'midpoint', 'trapezoidal', ('gauss', s) with s >= 1, ('lobatto', s) with s >= 2, or 'gauss-s' / 'lobatto-s'
     """
-    q = _symbols(q, "q")
+    q = symbol_sequence(q, "variational_integrator: q")
     if qdot is None:
         if not callable(L) or isinstance(L, sympy.Basic):
             raise ExpressionError("variational_integrator: give qdot, the symbols of the velocities in the Lagrangian"
                                   f" {L!r} (only a callable L(q, qdot) can do without them)")
         qdot = tuple(sympy.Symbol(rf"\dot{{{x.name}}}") for x in q)
-    qdot = _symbols(qdot, "qdot")
+    qdot = symbol_sequence(qdot, "variational_integrator: qdot")
     n = len(q)
     if len(qdot) != n:
         raise ShapeError(f"variational_integrator: {n} positions but {len(qdot)} velocities; expected as many")
     if p is None:
         p = tuple(sympy.Symbol(f"p_{{{x.name}}}") for x in q)
-    p = _symbols(p, "p")
+    p = symbol_sequence(p, "variational_integrator: p")
     if len(p) != n:
         raise ShapeError(f"variational_integrator: {n} positions but {len(p)} momenta; expected as many")
     if len(set(q + qdot + p)) != 3 * n:

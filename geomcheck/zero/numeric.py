@@ -688,8 +688,8 @@ def hidden_terms(nodes, low, high) -> bool:
     is not rounding noise: its size did not fall with the digits between ``low`` and ``high``
     (a residual of solved relations, or a difference that is exactly zero, falls with them).
     """
-    ctx_high = context(high.dps)
-    drop = 0.4 * context(low.dps).prec
+    ctx_high, ctx_low = context(high.dps), context(low.dps)
+    drop = 0.4 * ctx_low.prec
     for i, (op, _, args) in enumerate(nodes):
         if op != ADD or high.vals[i] is None:
             continue
@@ -701,7 +701,7 @@ def hidden_terms(nodes, low, high) -> bool:
             mt = ctx_high.mag(t)
             if mt < e - 2 and high.errs[a] < mt - 4:
                 t_low = low.vals[a]
-                if t_low and context(low.dps).mag(t_low) < mt + drop:
+                if t_low and ctx_low.mag(t_low) < mt + drop:
                     return True
     return False
 

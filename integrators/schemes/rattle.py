@@ -66,7 +66,30 @@ from .on_manifold import (certify_constraints_are_equations, certify_order_on_ma
                           certify_symmetric_on_manifold, certify_symplectic_on_manifold)
 from .stages import StageMap, stage_parameters
 
-__all__ = ["ConstrainedScheme", "Rattle"]
+__all__ = ["ConstrainedScheme", "Rattle", "divided_difference"]
+
+
+def divided_difference(g, q, drift, h):
+    """``(g(q + drift) - g(q)) / h`` expanded as a polynomial in ``h``, or None when it is not one.
+
+    Every term of the expanded numerator must carry ``h^e`` with ``e >= 1`` and a coefficient
+    free of ``h`` (so for polynomial ``g`` and a drift polynomial in ``h`` with zero constant term).
+
+    >>> import sympy
+    >>> x, v, h = sympy.symbols("x v h")
+    >>> divided_difference(x**2 - 1, [x], [h * v], h)
+    h*v**2 + 2*v*x
+    >>> divided_difference(sympy.sin(x), [x], [h * v], h) is None
+    True
+    """
+    num = sympy.expand(substitute(g, {x: x + d for x, d in zip(q, drift)}) - g)
+    terms = []
+    for t in sympy.Add.make_args(num):
+        c, e = t.as_coeff_exponent(h)
+        if e < 1 or c.has(h):
+            return None
+        terms.append(c * h ** (e - 1))
+    return sympy.Add(*terms)
 
 
 class _KindOnly(Scheme):
@@ -182,7 +205,7 @@ class Rattle(ConstrainedScheme):
         GQ = [[substitute(G[a, i], at_Q) for i in range(n)] for a in range(m)]
         kick = [ph[i] - half * h * substitute(Vq[i], at_Q) for i in range(n)]
         if regular:
-            e3 = [self._divided_difference(g, q, drift) for g in system.constraints]
+            e3 = [divided_difference(g, q, drift, self.h) for g in system.constraints]
         else:
             e3 = [substitute(g, at_Q) for g in system.constraints]
         aux = list(Lam)
@@ -207,18 +230,6 @@ class Rattle(ConstrainedScheme):
         return StageMap(system.chart, system.chart, equations, new=Q + P, auxiliary=aux,
                         parameters=stage_parameters(system), guess=guess, step=STEP_SYMBOL)
 
-    def _divided_difference(self, g, q, drift):
-        """``(g(q + drift) - g(q)) / h`` expanded as a polynomial in h, or None when g is not polynomial."""
-        h = self.h
-        num = sympy.expand(substitute(g, {x: x + d for x, d in zip(q, drift)}) - g)
-        terms = []
-        for t in sympy.Add.make_args(num):
-            c, e = t.as_coeff_exponent(h)
-            if e < 1 or c.has(h):
-                return None
-            terms.append(c * h ** (e - 1))
-        return sympy.Add(*terms)
-
     def _build(self, system):
         return self._equations(system)
 
@@ -230,7 +241,7 @@ class Rattle(ConstrainedScheme):
         h = self.h
         n, m, q, p, G, Vq, Tp, Q, P, Ph, Lam, Mu = self._parts(system)
         drift = [h * substitute(Tp[i], dict(zip(p, Ph))) for i in range(n)]
-        D = [self._divided_difference(g, q, drift) for g in system.constraints]
+        D = [divided_difference(g, q, drift, self.h) for g in system.constraints]
         claim = "h D(q, p_half, h) == g(q + h T_p(p_half)) - g(q), and g o iota == 0"
         if any(d is None for d in D):
             out = (self.step_map(system), Certificate(

@@ -81,10 +81,10 @@ from geomcheck.zero import decide_all_zero
 
 from ..errors import InvalidArgumentError
 from ..systems import STEP_SYMBOL, ConstrainedHamiltonianSystem
-from .rattle import ConstrainedScheme
+from .rattle import ConstrainedScheme, divided_difference
 from .stages import StageMap, stage_parameters
 
-__all__ = ["SparkLobatto", "divided_difference", "increment_of"]
+__all__ = ["SparkLobatto", "increment_of"]
 
 #: the last impulse ``Mu = b_s L_s`` is solved in the formula for p1 (when T_p is affine) for at most this
 #: many constraints: the symbolic inverse of the m x m matrix G H_pp G^T grows quickly with m (RATTLE's solved
@@ -95,29 +95,6 @@ MAX_SOLVED_IMPULSES = 2
 #: the largest number of stages offered: the ones certified and measured (s = 4, order 6); the tableau
 #: stays exact beyond (radicals up to s = 7), but the symbolic step and its certificates grow quickly
 MAX_STAGES = 4
-
-
-def divided_difference(g, q, drift, h):
-    """``(g(q + drift) - g(q)) / h`` expanded as a polynomial in ``h``, or None when it is not one.
-
-    Every term of the expanded numerator must carry ``h^e`` with ``e >= 1`` and a coefficient
-    free of ``h`` (so for polynomial ``g`` and a drift polynomial in ``h`` with zero constant term).
-
-    >>> import sympy
-    >>> x, v, h = sympy.symbols("x v h")
-    >>> divided_difference(x**2 - 1, [x], [h * v], h)
-    h*v**2 + 2*v*x
-    >>> divided_difference(sympy.sin(x), [x], [h * v], h) is None
-    True
-    """
-    num = sympy.expand(substitute(g, {x: x + d for x, d in zip(q, drift)}) - g)
-    terms = []
-    for t in sympy.Add.make_args(num):
-        c, e = t.as_coeff_exponent(h)
-        if e < 1 or c.has(h):
-            return None
-        terms.append(c * h ** (e - 1))
-    return sympy.Add(*terms)
 
 
 def increment_of(g, q, W):
