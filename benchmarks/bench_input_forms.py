@@ -27,7 +27,14 @@ fed back into the step), grad V written in each form; sympy's own ``Subs`` const
 which prints its point to name a placeholder, makes *building* the nested ``Subs`` forms
 slow (reported as "build", capped); the engine's part is "certify".
 
-Goal: every form within 2x of the substitute form, at n = 8 and at k = 12.
+A third table (issue 18, item 5) scales the degrees of freedom, n = 8, 12, 16, in every form
+above and one more, the catalog's ``stormer-verlet`` step map on a generic system
+(``integrators.HamiltonianSystem(sum p^2/2 + V(q), ...)``, certified with the system's own
+omega): each certificate must say True, proved (a proof, not a probabilistic one), and at
+n = 16 take at most 3 s.
+
+Goals: every form within 2x of the substitute form, at n = 8 and at k = 12; every form at
+n = 16 within 3 s, proved.
 
 Run ``python benchmarks/bench_input_forms.py --help`` for the options.
 """
@@ -52,6 +59,9 @@ import _util as U  # noqa: E402
 N, QUICK_N = 8, 2
 STEPS, QUICK_STEPS = 12, 2
 GOAL_RATIO = 2.0
+SCALING_NS, QUICK_SCALING_NS = [8, 12, 16], [2]
+SCALING_GOAL_N, SCALING_GOAL_SECONDS = 16, 3.0
+CATALOG = "catalog stormer-verlet"
 ENGINE_NAMES = ("Chart", "Map", "substitute", "certify_symplectic")
 
 FORMS = ("substitute", "Subs", "subs simultaneous", "Derivative.subs", "chain rule F(t)",
@@ -148,6 +158,60 @@ def certify_cell(builder, *args):
     return cert.holds, extra
 
 
+def catalog_cell(n: int):
+    """The catalog's Stormer-Verlet step on a generic n-dof system, certified with the system's omega."""
+    import geomcheck as gc
+    import integrators as ig
+
+    q = sp.symbols(f"q1:{n + 1}")
+    p = sp.symbols(f"p1:{n + 1}")
+    system = ig.HamiltonianSystem(sp.Add(*[pi**2 for pi in p]) / 2 + sp.Function("V")(*q), q=list(q), p=list(p))
+    t0 = time.perf_counter()
+    phi = ig.scheme("stormer-verlet").step_map(system)
+    t1 = time.perf_counter()
+    cert = gc.certify_symplectic(phi, system.omega)
+    t2 = time.perf_counter()
+    return cert.holds, {"seconds": t2 - t1, "build": t1 - t0, "stage": cert.stage,
+                        "kind": cert.soundness.kind, "counterexample": cert.counterexample is not None}
+
+
+def scaling_table(args, ns, cap, goals, wrong_answers):
+    """Every form (and the catalog's step map) at each n: certify s, and whether it is a proof."""
+    forms = list(FORMS) + [CATALOG]
+    t = U.Table("Stormer-Verlet, generic V, n degrees of freedom, every form: certify_symplectic s",
+                ["n"] + forms + ["slowest / substitute", "plain sympy expand s"])
+    for n in ns:
+        cells, ref = [], None
+        # the peer, in the same run: J^T Omega J - Omega with sympy's jacobian, every entry expanded
+        from bench_pullback_verlet import plain_expand, verlet as subs_verlet
+
+        plain = U.run_cell(plain_expand, *subs_verlet(n), cap=cap, repeats=1)
+        for form in forms:
+            r = (U.run_cell(catalog_cell, n, cap=cap, repeats=args.repeats) if form == CATALOG
+                 else measure(verlet, form, (n,), cap, args.repeats))
+            if not r.ok:
+                cells.append(r.status)
+                wrong_answers.append(f"scaling n = {n}: {form}: {r.status} ({r.message[:80]})")
+                continue
+            proved = r.value is True and r.extra.get("kind", "proof") == "proof" if form == CATALOG \
+                else r.value is True and r.extra.get("stage") in ("structural", "exact")
+            cells.append(U.fmt_s(r.seconds) + ("" if proved else f" ({r.value!r}, {r.extra.get('stage')})"))
+            if r.value is not True:
+                wrong_answers.append(f"scaling n = {n}: {form}: {r.value!r}")
+            if form == "substitute":
+                ref = r.seconds
+            if n == SCALING_GOAL_N:
+                goals.setdefault("scaling", []).append((form, r.seconds if proved else None))
+        slowest = max((c for c in cells if c[:1].isdigit()), key=lambda c: float(c.split()[0]), default=None)
+        t.add(n, *cells, U.fmt_ratio(float(slowest.split()[0]), ref) if slowest and ref else "-",
+              U.fmt_s(plain.seconds, plain.status) + ("" if not plain.ok or plain.value is True else f" ({plain.value!r})"))
+    t.notes.append("each cell a forked child with cold caches; the time is certify_symplectic alone (building "
+                   "the expressions, the chart and omega not counted); a cell not proved exactly shows its "
+                   "verdict and stage")
+    t.notes.append("exact stage = proof; a 'modular' stage (probabilistic proof) is not counted as proved")
+    return t
+
+
 # --------------------------------------------------------------------------- tables
 
 
@@ -207,6 +271,9 @@ def main(argv=None) -> int:
     ap.add_argument("--steps", type=int, default=None,
                     help=f"composed steps on 1 DOF (default {STEPS}; --quick {QUICK_STEPS}; 0 skips)")
     ap.add_argument("--cap", type=float, default=120.0, help="hard cap per certify cell (s)")
+    ap.add_argument("--scaling-ns", type=U.int_list, default=None,
+                    help=f"degrees of freedom of the scaling table (default {SCALING_NS}; --quick "
+                         f"{QUICK_SCALING_NS}; empty string skips)")
     ap.add_argument("--build-cap", type=float, default=None,
                     help="cap on sympy building one composed map (s; default 300, --quick 20)")
     args = ap.parse_args(argv)
@@ -244,6 +311,10 @@ def main(argv=None) -> int:
                        "point to name a placeholder); a cell is capped at --build-cap + --cap seconds")
         t.show(args.markdown)
 
+    ns = args.scaling_ns if args.scaling_ns is not None else (QUICK_SCALING_NS if args.quick else SCALING_NS)
+    if ns:
+        scaling_table(args, ns, cap, goals, wrong).show(args.markdown)
+
     print("goals:", flush=True)
     status = 0
     line = "every verdict right (True for Verlet, False with a counterexample for the wrong variant)"
@@ -252,6 +323,16 @@ def main(argv=None) -> int:
         print(f"  [MISS] {line}: {wrong}", flush=True)
     else:
         print(f"  [PASS] {line}", flush=True)
+    scaling = goals.pop("scaling", None)
+    if scaling is not None:
+        unproved = [f for f, sec in scaling if sec is None]
+        worst = max((fs for fs in scaling if fs[1] is not None), key=lambda fs: fs[1], default=None)
+        verdict, text = U.goal(f"n = {SCALING_GOAL_N}, every form proved, slowest certify_symplectic"
+                               + (f" ({worst[0]})" if worst else "") + (f" (not proved: {unproved})" if unproved else ""),
+                               None if unproved or worst is None else worst[1], SCALING_GOAL_SECONDS, " s")
+        print("  " + text, flush=True)
+        if verdict != "PASS":
+            status = 1
     for key, ratios in goals.items():
         worst = max(ratios, key=lambda fr: fr[1]) if ratios else None
         verdict, text = U.goal(f"{key}: slowest form / substitute form"

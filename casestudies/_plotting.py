@@ -24,12 +24,16 @@ def save(fig, out, stem) -> list:
     """
     import matplotlib.pyplot as plt
 
+    import matplotlib
+
     os.makedirs(out, exist_ok=True)
+    # the tight bounding box once for both files (bbox_inches="tight" lays the figure out again per file)
+    bbox = fig.get_tightbbox(fig.canvas.get_renderer()).padded(matplotlib.rcParams["savefig.pad_inches"])
     paths = []
     for ext in ("png", "pdf"):
         path = os.path.join(out, f"{stem}.{ext}")
         tmp = os.path.join(out, f".{stem}.partial.{ext}")
-        fig.savefig(tmp, dpi=120 if ext == "png" else None, bbox_inches="tight")
+        fig.savefig(tmp, dpi=120 if ext == "png" else None, bbox_inches=bbox)
         os.replace(tmp, path)
         paths.append(path)
     plt.close(fig)

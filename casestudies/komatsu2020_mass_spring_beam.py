@@ -10,8 +10,9 @@ example, so that ``x0 = 0.8`` is the node 80).
 The system is :func:`geomcheck.structures.mass_spring_beam_system` (force derived from equal
 contact velocities: eq. (100), ``f = dx/(rho dx + m1) (...)``), the scheme the AVF
 discrete-gradient scheme; certified (Theorems 5 and 6) on the very system and scheme that run, and
-run through the same symbolic equations lowered to one linear solve per step
-(:func:`integrators.linear.lower_linear_scheme`; the test
+run through the same symbolic equations, one linear solve per step
+(:func:`casestudies.komatsu2020_wave_beam.simulate`: :func:`integrators.run_map` of the scheme's map at
+the exact step, in the solve form of :mod:`integrators.linear_implicit`; the test
 ``tests/casestudies/test_komatsu2020_wave_beam.py::test_lowered_step_solves_the_symbolic_equations``
 holds the lowered step against the equations, here too:
 ``tests/casestudies/test_komatsu2020_mass_spring_beam.py::test_lowered_step_solves_the_symbolic_equations``).

@@ -17,12 +17,14 @@ objects are
    :func:`~geomcheck.structures.certify_discrete_energy_balance` (Theorem 6) on the very system and
    scheme that run, at the grid that runs;
 2. run: the AVF gradient of a quadratic potential is linear, so the scheme's symbolic equations
-   are linear in the new level; :func:`lower_linear_scheme` extracts their exact rational
-   coefficients, ``A z^+ + B z = 0``, once, and the run factors ``A`` once and steps by a linear
-   solve of the increment
+   are linear in the new level; :func:`integrators.run_map` runs the scheme's map at the exact
+   step (:func:`exact_step_map`) and its linear implicit step (:mod:`integrators.linear_implicit`)
+   reads the exact rational coefficients, ``A z^+ + B z = 0``, off it once, factors ``A`` once and
+   solves ``A d = -(A + B) z`` at every step (the solve form: backward stable per step)
    (``tests/casestudies/test_komatsu2020_wave_beam.py::test_lowered_step_solves_the_symbolic_equations``
    holds the numeric step against the symbolic equations at random points);
-3. run at 50 digits: the same exact coefficients stepped in ``mpmath``.
+3. run at 50 digits: the same map through ``run_map`` in ``mpmath`` (the exact coefficients
+   rounded once at 50 digits, ``A`` factored by :mod:`geomcheck.dense_lu`).
 
 Energies, the dissipation and the contact mismatch are the system's own expressions, lowered as the
 steps are (:func:`casestudies.observing.expressions_on_states`).
@@ -73,10 +75,14 @@ Each with its kind (``casestudies._core.FINDING_KINDS``) and the test that shows
 Measured
 --------
 (paper profile: N = 100, dt = 1e-3, 1000 steps; about 60 s on this loaded 2-core machine, most of
-it the four N = 100 certificates): undamped ``max |E^n - E^0|/E^0 = 1.2e-12`` (0.009 of the rounding
-budget; per step 0.29 of it), ``|c^n| <= 1.1e-15``; damped energy 8.818 -> 0.0128, decreasing at
-every step, identity within 0.09 of the per-step budget, ``|c^n| <= 1.3e-13``; the beam's excitation
-0.028 damped vs 0.111 undamped; the 50-digit identity (N = 20, 5 steps) ``5e-51``.  At ``t* = 0.45``:
+it the four N = 100 certificates; the 396 unknowns are solved by a sparse LU at every step):
+undamped ``max |E^n - E^0|/E^0 = 4.5e-13`` (0.005 of the rounding budget; per step 0.10 of it),
+``|c^n| <= 7.3e-16``; damped energy 8.818 -> 0.0128, decreasing at every step, identity within 0.06
+of the per-step budget, ``|c^n| <= 1.4e-17``; the contact velocities within 1e-4 of their budget;
+the beam's excitation 0.028 damped vs 0.111 undamped; the 50-digit identity (N = 20, 5 steps)
+``5e-51 - 6e-51``.  Quick profile: the contact velocities use 0.0064 (undamped) and 0.0061 (damped)
+of their rounding budget (the increment matrix ``-A^-1 (A + B)`` rounded once, stepped by
+products, used 0.73 and 1.48 of it).  At ``t* = 0.45``:
 reflected ``R = 0.839`` of the incident half, 0.012 past ``x1``, 0.149 in the beam, the right-going
 half 1.000; ``max E2 / E^0 = 0.084``; the bounds used at most 0.48 (wave) and 0.11 (beam).
 The quick profile (N = 30, dt = 2e-3, T = 0.45) takes about 12 s.
@@ -91,13 +97,14 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import sympy
 
 from geomcheck.certify.discrete_gradients import avf_gradient
-from geomcheck.errors import ExpressionError, InvalidArgumentError
+from geomcheck.errors import ExpressionError, InvalidArgumentError, NonFiniteStateWarning
 from geomcheck.latex import Derivation
 from geomcheck.structures import (
     certify_discrete_energy_balance,
@@ -109,6 +116,7 @@ from geomcheck.structures import (
     wave_beam_system,
 )
 
+
 from integrators.linear import LinearStep, lower_linear_scheme  # noqa: F401  (re-exported for the tests)
 
 from ._core import CaseResult, Finding, check_below, check_close, check_true
@@ -119,7 +127,7 @@ __all__ = [
     "lower_linear_scheme", "Trajectory",
     "rounding_scale", "rounding_ratios", "initial_state", "gaussian_state", "high_precision_identity",
     "simulate", "wave_beam_scheme", "energy_partition", "max_norm_ratios", "FINDINGS", "EQUATIONS", "EPS",
-    "exact_rational", "linear_lowering_derivation",
+    "exact_rational", "exact_step_map", "linear_lowering_derivation",
 ]
 
 NAME = "komatsu-wave-beam"
@@ -366,21 +374,41 @@ def _dissipation_function(scheme, dt, backend="numpy", dps=None):
     return lambda before, after: on_pairs(np.concatenate([before, after], axis=-1))[0]
 
 
+def exact_step_map(scheme, dt):
+    """The scheme's step as an implicit map of its chart at the exact step ``dt`` (0.002 -> 1/500).
+
+    The runs take the step the certificates and the dissipation take (:func:`exact_rational`), not the
+    double nearest to it: the map has no step symbol left, and its coefficients are exact rationals,
+    each rounded once when a run binds them (:mod:`integrators.linear_implicit`).
+    """
+    from integrators.schemes.stages import StageMap
+
+    at = {scheme.step: exact_rational(dt)}
+    # a StageMap: the implicit-function data (a Jacobian check of seconds for N = 30) only when a certificate asks
+    return StageMap(scheme.system.chart, scheme.system.chart, [e.xreplace(at) for e in scheme.equations],
+                    new=scheme.new)
+
+
 def simulate(scheme, z0, dt, steps) -> Trajectory:
-    """Run the scheme's linear step from ``z0`` for ``steps`` steps of ``dt`` (double precision)."""
-    h = scheme.step
-    lowered = lower_linear_scheme(scheme.equations, scheme.current, scheme.new, {h: exact_rational(dt)})
-    step = lowered.float_stepper()
-    Z = np.empty((steps + 1, lowered.dim))
-    Z[0] = z0
-    # not integrators.run_map: its linear implicit step forms -A^-1 (A + B) once, and the rounding of that
-    # matrix parts the contact velocities by 0.7-1.5 of the rounding budget (quick profile); a solve of
-    # A d = -(A + B) z per step keeps them within 0.01 of it
+    """Run the scheme's linear step from ``z0`` for ``steps`` steps of ``dt`` (double precision).
+
+    :func:`integrators.run_map` on :func:`exact_step_map`: the step is linear, so the run reads
+    ``A z^+ + B z = 0`` off the map, factors ``A`` once and solves ``A d = -(A + B) z`` at every step
+    (``linear_solve`` "auto" takes the solve form for this one-level scheme: backward stable per step,
+    the contact velocities stay within about 0.01 of their rounding budget; the increment matrix
+    ``-A^-1 (A + B)``, rounded once, would part them by up to 1.5 of it).
+    """
+    from integrators.run_map import run_map
+
+    with warnings.catch_warnings():
+        # a blow-up (a printed force that breaks the scheme) runs on to inf/nan: the checks fail it
+        warnings.simplefilter("ignore", NonFiniteStateWarning)
+        sol = run_map(exact_step_map(scheme, dt), np.asarray(z0, dtype=float), dt=dt, steps=steps, save_every=1,
+                      step=scheme.step, progress=False)
+    Z = sol.y
     with np.errstate(all="ignore"):
-        for n in range(steps):
-            Z[n + 1] = step(Z[n])
-    E1, E2, c, S = _energy_functions(scheme.system)(Z)
-    Dn = _dissipation_function(scheme, exact_rational(dt))(Z[:-1], Z[1:]) if steps else np.zeros(0)
+        E1, E2, c, S = _energy_functions(scheme.system)(Z)
+        Dn = _dissipation_function(scheme, exact_rational(dt))(Z[:-1], Z[1:]) if steps else np.zeros(0)
     return Trajectory(scheme.system, dt * np.arange(steps + 1), Z, E1 + E2, (E1, E2), Dn, c, dt, S)
 
 
@@ -514,19 +542,15 @@ def high_precision_identity(scheme, z0, dt, steps, dps=50):
     """
     import mpmath
 
+    from integrators.run_map import run_map
+
     h = exact_rational(dt)
-    # not run_map: the scheme is linear, and its exact rational step matrix stepped at 50 digits is
-    # 8x faster than Newton on the ImplicitMap (the pipeline has no mpmath linear-implicit step yet)
-    lowered = lower_linear_scheme(scheme.equations, scheme.current, scheme.new, {scheme.step: h})
-    step = lowered.mp_stepper(dps)
     with mpmath.workdps(dps):
-        z = mpmath.matrix(z0(dps))
-        states = [list(z)]
-        for _ in range(steps):
-            z = step(z)
-            states.append(list(z))
-    Z = np.empty((steps + 1, len(states[0])), dtype=object)
-    Z[:] = states
+        y0 = list(z0(dps))
+    # the same exact map as the double run, in mpmath: A's exact rationals rounded once at dps, factored once
+    # (geomcheck.dense_lu), one solve per step
+    Z = run_map(exact_step_map(scheme, dt), y0, dt=h, steps=steps, save_every=1, step=scheme.step,
+                backend="mpmath", dps=dps, progress=False).y
     E = expressions_on_states([scheme.system.energy()], scheme.system.chart.coords, backend="mpmath", dps=dps,
                               what="the energy")(Z)[0]
     D = _dissipation_function(scheme, h, backend="mpmath", dps=dps)(Z[:-1], Z[1:])

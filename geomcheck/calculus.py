@@ -168,9 +168,47 @@ def _needs_jets(expr) -> bool:
     return any(_needs_jets(a) for a in expr.args)
 
 
-def _distinct_symbol_args(f):
+@lru_cache(maxsize=_DIFF_CACHE_SIZE)
+def _argument_slots(f) -> tuple:
+    """``(slots, distinct)`` of an undefined function: ``slots`` maps each symbol argument to
+    the first slot it fills; ``distinct`` says whether the arguments are distinct symbols.
+
+    Memoized per function: a Hessian of ``H(x_1, ..., x_n)`` builds n**2 derivatives of the
+    same function, and reading its n arguments again for each would make that O(n**3).
+    The dict is shared: callers read it, never change it.
+    """
     args = f.args
-    return all(isinstance(a, sympy.Symbol) for a in args) and len(set(args)) == len(args)
+    slots = {}
+    for i, a in enumerate(args):
+        if isinstance(a, sympy.Symbol) and a not in slots:
+            slots[a] = i
+    return slots, len(slots) == len(args)
+
+
+def _distinct_symbol_args(f):
+    return _argument_slots(f)[1]
+
+
+def _function_derivative(f, variable_count):
+    """``Derivative(f, *variable_count)`` built without sympy's checks, which are O(arguments).
+
+    Only for what ``Derivative.__new__`` (unevaluated) would build unchanged from these
+    arguments: ``f`` an undefined function of distinct symbols, ``variable_count`` a
+    nonempty tuple of ``(symbol, count)`` with distinct symbols among its arguments and
+    positive integer counts (merged, so no two neighbours share a symbol).  Its result is
+    then ``Expr.__new__(Derivative, f, Tuple(v, c), ...)``, built here directly.
+    """
+    return sympy.Expr.__new__(Derivative, f, *[_variable_count_pair(v, c) for v, c in variable_count])
+
+
+@lru_cache(maxsize=_DIFF_CACHE_SIZE)
+def _variable_count_pair(v, c):
+    """``Tuple(v, c)``, one object per pair (a Tuple is immutable; building it sympifies both)."""
+    return sympy.Tuple(v, c)
+
+
+#: what a rational number times a derivative leaves as it is in a product (no powers to merge, no sum to distribute)
+_PLAIN_FACTORS = (Derivative, AppliedUndef, Jet)
 
 
 def _structural_diff(expr, x):
@@ -191,7 +229,13 @@ def _structural_diff(expr, x):
             if x in symbols_of(a):
                 da = diff(a, x)
                 if da != 0:
-                    parts.append(sympy.Mul(*args[:i], da, *args[i + 1:]))
+                    if len(args) == 2 and i == 1 and args[0].is_Rational and isinstance(da, _PLAIN_FACTORS):
+                        # c * f' with c a rational number (not 0 or 1: expr is a Mul) and f' a
+                        # derivative or function application: what Mul's flatten would build, built
+                        # directly (it is most of the cost of a Hessian of H(x_1, ..., x_n))
+                        parts.append(sympy.Mul._from_args((args[0], da)))
+                    else:
+                        parts.append(sympy.Mul(*args[:i], da, *args[i + 1:]))
         return sympy.Add(*parts)
     if isinstance(expr, sympy.Pow):
         base, exp = expr.args
@@ -200,14 +244,19 @@ def _structural_diff(expr, x):
         return exp * base ** (exp - 1) * diff(base, x)
     if isinstance(expr, AppliedUndef):
         if _distinct_symbol_args(expr):
-            return Derivative(expr, (x, 1))
+            # x is one of its arguments (the caller checked that expr contains x)
+            return _function_derivative(expr, ((x, 1),))
         return _jet_diff(expr, x)
     if isinstance(expr, Derivative) and isinstance(expr.expr, AppliedUndef):
         f = expr.expr
-        if _distinct_symbol_args(f) and all(v in f.args for v, _ in expr.variable_count):
-            if x not in f.args:
+        slots, distinct = _argument_slots(f)
+        if distinct and all(isinstance(v, sympy.Symbol) and v in slots for v, _ in expr.variable_count):
+            if x not in slots:
                 return sympy.S.Zero
-            return _rebuild(Derivative(f, *expr.variable_count, (x, 1)))
+            counts = {v: n for v, n in expr.variable_count}
+            counts[x] = counts.get(x, 0) + 1
+            # every variable fills a slot: the canonical order is the order of the slots
+            return _function_derivative(f, sorted(counts.items(), key=lambda vc: slots[vc[0]]))
         return _jet_diff(expr, x)
     if isinstance(expr, Subs):
         return _jet_diff(expr, x)
@@ -235,14 +284,13 @@ def _canonical_variable_count(deriv):
         if not isinstance(v, sympy.Symbol):
             return None
         counts[v] = counts.get(v, 0) + n
-    slot = {}
-    for i, a in enumerate(func.args):
-        if isinstance(a, sympy.Symbol) and a not in slot:
-            slot[a] = i
+    slot = _argument_slots(func)[0]
     nslots = len(func.args)
+    # slots are distinct, so the sort key's second part is compared only between variables that
+    # fill no slot: only those need sympy's (costly) default_sort_key
     ordered = sorted(
         counts.items(),
-        key=lambda vc: (slot.get(vc[0], nslots), default_sort_key(vc[0])),
+        key=lambda vc: (slot[vc[0]], ()) if vc[0] in slot else (nslots, default_sort_key(vc[0])),
     )
     return tuple(ordered)
 
@@ -629,12 +677,14 @@ def _free_coordinates_cached(expr, coords):
     return symbols_of(expr) & coords
 
 
+_MEMOS = (symbols_of, _diff_cached, _free_coordinates_cached, _needs_jets, _has_jets, _argument_slots,
+          _variable_count_pair)
+
+
 def clear_caches():
     """Forget the differentiation and free-symbol memos."""
-    for memo in (symbols_of, _diff_cached, _free_coordinates_cached, _needs_jets, _has_jets):
+    for memo in _MEMOS:
         memo.cache_clear()
 
 
-register("geomcheck.calculus", clear_caches,
-         lambda: sum(m.cache_info().currsize
-                     for m in (symbols_of, _diff_cached, _free_coordinates_cached, _needs_jets, _has_jets)))
+register("geomcheck.calculus", clear_caches, lambda: sum(m.cache_info().currsize for m in _MEMOS))

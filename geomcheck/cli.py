@@ -45,10 +45,20 @@ def _workers(text):
     return n
 
 
+def _workers_of(args):
+    """The ``--workers`` asked for; one per usable core when neither it nor ``--scheduler`` is given."""
+    from . import report_jobs
+
+    if args.workers is None and args.scheduler is None:
+        return report_jobs.default_workers()
+    return args.workers
+
+
 def _distributed_options(parser):
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--workers", metavar="N", type=_workers,
-                       help="run on a Dask LocalCluster of N worker processes (pip install 'geomcheck[distributed]')")
+                       help="run in N worker processes of this machine (default: one per usable core; 1 runs"
+                            " in this process)")
     group.add_argument("--scheduler", metavar="ADDRESS",
                        help="run on the Dask scheduler at ADDRESS, e.g. tcp://host:8786")
 
@@ -160,7 +170,7 @@ def main(argv=None) -> int:
             from .cli_certify import run_certify, run_certify_all
 
             if args.all:
-                return run_certify_all(args.latex, workers=args.workers, scheduler=args.scheduler)
+                return run_certify_all(args.latex, workers=_workers_of(args), scheduler=args.scheduler)
             return run_certify(args.scheme, args.system, args.latex)
         if args.command == "report":
             from .report import output_problem, run_report
@@ -169,7 +179,7 @@ def main(argv=None) -> int:
             if problem:
                 print(f"geomcheck: cannot write the report to --out {args.out}: {problem}", file=sys.stderr)
                 return 2
-            return run_report(args.out, args.profile, args.force, workers=args.workers, scheduler=args.scheduler)
+            return run_report(args.out, args.profile, args.force, workers=_workers_of(args), scheduler=args.scheduler)
         if args.command == "cases":
             if args.cases_command == "run" and args.out is not None:
                 problem = directory_problem(args.out)

@@ -6,7 +6,8 @@ for every smooth potential), printed as a table, and optionally written as one L
 document of the derivations (atomically: a failed run leaves no file behind).
 
 ``geomcheck certify --all [--workers N | --scheduler ADDRESS] [--latex FILE]`` does the same
-for every scheme of the catalog, each on its default system, here or on Dask workers (the
+for every scheme of the catalog, each on its default system, in worker processes of this
+machine (by default one per usable core; ``--workers 1`` runs here) or on Dask workers (the
 same verdicts and derivations either way; see :mod:`geomcheck.report_jobs`).
 """
 
@@ -73,15 +74,15 @@ def run_certify(scheme_name, system_name=None, latex_file=None, out=None) -> int
 def run_certify_all(latex_file=None, out=None, workers=None, scheduler=None, stream=None) -> int:
     """Certify every catalog scheme on its default system; 0 if every claim holds, else 1.
 
-    ``workers`` / ``scheduler`` run the schemes on Dask workers (a ``LocalCluster`` of that many
-    processes, or the scheduler at that address); progress goes to ``stream`` (stderr), the
-    table to ``out`` (stdout).
+    ``workers`` runs the schemes in that many worker processes of this machine (None or 1: here),
+    ``scheduler`` on the Dask scheduler at that address; progress goes to ``stream`` (stderr),
+    the table to ``out`` (stdout).
     """
     out = sys.stdout if out is None else out
     stream = sys.stderr if stream is None else stream
     t0 = time.perf_counter()
     jobs = report_jobs.catalog_jobs()
-    with report_jobs.dask_client(workers, scheduler) as client:
+    with report_jobs.job_runner(workers, scheduler) as client:
         results = report_jobs.run_jobs(jobs, stream, client)
     entries = [e for group in results for e in group]
     width = max((len(e.scheme) + len(e.prop) + 2 for e in entries), default=10)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from .errors import SingularMatrixError
 
-__all__ = ["lu_factor", "lu_solve", "lu_determinant", "default_singular"]
+__all__ = ["lu_factor", "lu_solve", "lu_determinant", "default_singular", "solve_equilibrated"]
 
 
 def default_singular(ctx):
@@ -113,3 +113,40 @@ def lu_determinant(ctx, A):
         if length % 2 == 0:
             sign = -sign
     return det * sign
+
+
+def solve_equilibrated(ctx, A, b, singular=None) -> list:
+    """``x`` with ``A x = b``, the rows and then the columns of ``A`` scaled to largest entry 1 first.
+
+    The pivot threshold of :func:`lu_factor` is relative to the largest entry; scaling makes the
+    answer independent of the scale of an equation or of an unknown (an equation multiplied by
+    ``1e-40`` is the same equation).
+
+    >>> import mpmath
+    >>> tiny = mpmath.mpf(10) ** -40
+    >>> A = [[tiny, tiny], [mpmath.mpf(1), mpmath.mpf(-1)]]
+    >>> [mpmath.nstr(x, 5) for x in solve_equilibrated(mpmath.mp, A, [2 * tiny, mpmath.mpf(0)])]
+    ['1.0', '1.0']
+
+    Raises
+    ------
+    SingularMatrixError
+        A zero row or column, or a pivot of the scaled matrix at or below ``singular``.
+    """
+    rows, rhs = [], []
+    for row, value in zip(A, b):
+        m = max((abs(x) for x in row), default=ctx.zero)
+        if not m:
+            raise SingularMatrixError("a zero row")
+        rows.append([x / m for x in row])
+        rhs.append(value / m)
+    cols = []
+    for k in range(len(rows)):
+        m = max(abs(row[k]) for row in rows)
+        if not m:
+            raise SingularMatrixError(f"a zero column ({k})")
+        cols.append(m)
+        for row in rows:
+            row[k] /= m
+    LU, perm = lu_factor(ctx, rows, singular)
+    return [y / m for y, m in zip(lu_solve(LU, perm, rhs), cols)]

@@ -388,7 +388,11 @@ class NonFiniteStateWarning(GeomcheckError, RuntimeWarning):
         self.coordinates = [list(c) for c in coordinates]
 
 
-__all__ += ["MissingDependencyError"]   # import_optional is a helper, not an error
+__all__ += ["MissingDependencyError", "WorkerProcessError"]   # import_optional is a helper, not an error
+
+
+class WorkerProcessError(GeomcheckError, RuntimeError):
+    """A worker process running a unit of ``geomcheck report`` / ``certify --all`` died."""
 
 
 class MissingDependencyError(GeomcheckError, ImportError):

@@ -509,6 +509,41 @@ def interior(X: VectorField, a: Form) -> Form:
     return a._new(acc.result(), deg)
 
 
+class _CancellingAccumulator(Accumulator):
+    """An :class:`~geomcheck.algebra.Accumulator` whose contributions cancel before any sum is built.
+
+    Each contribution is split into its numeric coefficient and the rest
+    (``as_coeff_Mul``) and the coefficients of equal rests are added as numbers: the
+    contributions that cancel (a mixed partial and its negative, twice per pair of
+    coordinates in the Lie derivative of a form along a Hamiltonian field) build no sympy
+    sum at all.  The sums that remain are the ones :class:`Accumulator` builds (sympy's
+    ``Add`` collects terms by the same split), so the results are the same objects.
+    """
+
+    __slots__ = ()
+
+    def add(self, key, value):
+        if value == 0:
+            return
+        coeff, rest = value.as_coeff_Mul()
+        per_key = self.parts.get(key)
+        if per_key is None:
+            self.parts[key] = {rest: coeff}
+        else:
+            per_key[rest] = per_key.get(rest, 0) + coeff
+
+    def result(self):
+        out = {}
+        for key, per_key in self.parts.items():
+            items = [rest if coeff == 1 else sympy.Mul(coeff, rest) for rest, coeff in per_key.items() if coeff != 0]
+            if not items:
+                continue
+            value = items[0] if len(items) == 1 else sympy.Add(*items)
+            if value != 0:
+                out[key] = value
+        return out
+
+
 def _lie_form(X: VectorField, a: Form) -> Form:
     """Lie derivative by the classical component formula (not Cartan's)."""
     _require_field(X, a)
@@ -525,7 +560,7 @@ def _lie_form(X: VectorField, a: Form) -> Form:
             dX[i] = g
         return g
 
-    acc = Accumulator()
+    acc = _CancellingAccumulator()
     for key, c in a.terms.items():
         # X(w_I) dx^I
         for j, dc in coefficient_gradient(c, chart, table):
@@ -538,7 +573,8 @@ def _lie_form(X: VectorField, a: Form) -> Form:
             for j, dxi in grad_component(i):
                 sign, new = insert_sign(j, rest)
                 if sign:
-                    v = c * dxi
+                    # a constant-coefficient form (the canonical one) has c == 1: no product to build
+                    v = dxi if c is sympy.S.One else c * dxi
                     acc.add(new, v if (sign > 0) == (r % 2 == 0) else -v)
     return a._new(acc.result(), a._deg)
 

@@ -262,7 +262,25 @@ def from_jets(expr: sympy.Basic, subs: bool = True, memo: dict | None = None,
 
 def short_text(e, n=60) -> str:
     """``e`` in the user's notation (jets turned back into derivatives), cut to ``n`` characters:
-    for naming a subexpression in a message (never fails: a description must not fail a decision)."""
+    for naming a subexpression in a message (never fails: a description must not fail a decision).
+
+    An expression of more than ``20 n`` nodes (counted in O(``n``) steps by
+    :func:`geomcheck.latex.expression_size`) is described by its size instead: printing it
+    whole only to keep ``n`` characters could take minutes.
+
+    >>> import sympy
+    >>> x = sympy.Symbol("x")
+    >>> short_text(x + 1)
+    'x + 1'
+    >>> short_text(sympy.Add(*[x**k for k in range(1000)]), 20)
+    '(more than 400 no...'
+    """
+    from .latex import expression_size
+
+    limit = 20 * max(int(n), 1)
+    if isinstance(e, sympy.Basic) and expression_size(e, limit) > limit:
+        s = f"(more than {limit} nodes)"
+        return s if len(s) <= n else s[: n - 3] + "..."
     try:
         s = str(from_jets(e))
     except Exception:  # noqa: BLE001

@@ -33,7 +33,7 @@ import sympy
 
 __all__ = [
     "latex", "Derivation", "document", "compile_pdf", "pdflatex_available", "summarize", "summarize_map", "tex_text",
-    "expression_size", "MAP_NODES",
+    "expression_size", "MAP_NODES", "summarize_text",
 ]
 
 
@@ -182,6 +182,31 @@ def summarize_map(phi, limit: int = MAP_NODES) -> str:
     if exprs is not None and expression_size(list(exprs), limit) > limit:
         return r"\text{(explicit, more than %d nodes)}" % limit
     return latex(phi)
+
+
+def summarize_text(obj, limit: int = SUMMARY_LIMIT) -> str:
+    """``str(obj)`` for a message, or a one-line note when ``obj`` has more than ``limit`` nodes.
+
+    The size is counted first with :func:`expression_size` (at most about ``limit`` steps),
+    so a huge expression is never printed just to be cut or dropped: its note costs
+    O(``limit``).  Forms and vector fields are measured by their coefficients.
+
+    >>> import sympy
+    >>> x = sympy.Symbol("x")
+    >>> summarize_text(x**2 + 1)
+    'x**2 + 1'
+    >>> summarize_text(sum(x**k for k in range(200)))
+    '(an expression of more than 300 nodes)'
+    """
+    coefficients = getattr(obj, "_latex_coefficients", None)
+    if coefficients is not None:
+        what, parts = coefficients()
+        if _nodes_over(parts, limit):
+            return "(a %s with %d components, more than %d nodes)" % (what, len(parts), limit)
+        return str(obj)
+    if isinstance(obj, (sympy.Basic, int, float)) and _nodes_over([obj], limit):
+        return "(an expression of more than %d nodes)" % limit
+    return str(obj)
 
 
 def summarize(obj, limit: int = SUMMARY_LIMIT) -> str:

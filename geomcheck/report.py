@@ -79,8 +79,9 @@ def run_report(out: str, profile: str = "quick", force: bool = False, stream=Non
     stream : file, optional
         Where the progress goes (default stderr).
     workers : int, optional
-        Run the units of work (a catalog scheme, a derivation, a case study) on a Dask
-        ``LocalCluster`` of this many worker processes.
+        Run the units of work (a catalog scheme, a derivation, a case study) in this many worker
+        processes of this machine (None or 1: in this process; ``geomcheck report`` passes one
+        per usable core unless told otherwise).
     scheduler : str, optional
         Run them on the Dask scheduler at this address instead.  Either way the report is the
         one a serial run writes, byte for byte (see :mod:`geomcheck.report_jobs`).
@@ -91,11 +92,13 @@ def run_report(out: str, profile: str = "quick", force: bool = False, stream=Non
         ``out`` cannot take the report (see :func:`output_problem`), or bad ``workers`` /
         ``scheduler``; nothing is done.
     MissingDependencyError
-        ``workers`` or ``scheduler`` without dask.distributed installed.
+        ``scheduler`` without dask.distributed installed.
+    WorkerProcessError
+        A worker process died (nothing is written).
     """
     stream = sys.stderr if stream is None else stream
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 1024):
-        raise InvalidArgumentError(f"the number of workers must be an integer from 1 to 1024, got {workers!r}")
+    if workers is not None:
+        report_jobs.check_workers_count(workers)
     if workers is not None and scheduler is not None:
         raise InvalidArgumentError("give either --workers or --scheduler, not both")
     problem = output_problem(out, force)
@@ -112,7 +115,7 @@ def run_report(out: str, profile: str = "quick", force: bool = False, stream=Non
         with open(os.path.join(staging, STAGING_TAG), "w", encoding="ascii") as f:
             f.write(str(os.getpid()))
         try:
-            with report_jobs.dask_client(workers, scheduler) as client:
+            with report_jobs.job_runner(workers, scheduler) as client:
                 status = _build(staging, profile, stream, client)
             os.remove(os.path.join(staging, STAGING_TAG))
             _install(staging, out)

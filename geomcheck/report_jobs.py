@@ -1,8 +1,9 @@
 """The main job's units of work, and where they run: in this process, or on Dask workers.
 
 Each unit (certify one catalog scheme, derive one of the papers' results, run one case study)
-is a plain function of names that returns plain data, so it can run anywhere: serially here,
-on a ``LocalCluster`` of this machine (``--workers N``) or on any Dask scheduler
+is a plain function of names that returns plain data, so it can run anywhere: serially here
+(``--workers 1``), in worker processes of this machine (``--workers N``; by default one per usable
+core, with the standard library's process pool: no Dask needed) or on any Dask scheduler
 (``--scheduler ADDRESS``).  The results come back in the order of the jobs, whatever order
 they finish in, and every unit is deterministic (the zero test seeds its points from the
 expression, and the exact stage stops at a limit in work units, not seconds), so the report
@@ -14,14 +15,16 @@ no file system shared with the client.  Workers that run other code than the cli
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import dataclasses
+import multiprocessing
 import os
 import shutil
 import tempfile
 import time
 
-from .errors import InvalidArgumentError, import_optional
+from .errors import InvalidArgumentError, WorkerProcessError, import_optional
 from .provenance import check_workers
 from .report_model import VERDICT_WORDS, CatalogEntry, StructureEntry
 
@@ -29,6 +32,7 @@ from .report_model import VERDICT_WORDS, CatalogEntry, StructureEntry
 SCHEDULER_TIMEOUT = "20s"
 
 __all__ = ["Job", "catalog_jobs", "bseries_jobs", "structure_jobs", "case_jobs", "run_jobs", "dask_client",
+           "usable_cores", "default_workers", "check_workers_count", "job_runner",
            "certify_scheme", "bseries_row", "derive_structure", "run_case", "install_figures"]
 
 
@@ -148,6 +152,52 @@ def _dask():
     return import_optional("dask.distributed", "distributed", "running on Dask workers")
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:          # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def default_workers() -> int:
+    """The worker processes of ``geomcheck report`` and ``certify --all`` when none are asked for:
+    one per usable core (1 runs the units in this process)."""
+    return usable_cores()
+
+
+def check_workers_count(workers) -> int:
+    """``workers`` as an int from 1 to 1024, or :class:`InvalidArgumentError`."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 1024:
+        raise InvalidArgumentError(f"the number of workers must be an integer from 1 to 1024, got {workers!r}")
+    return workers
+
+
+@contextlib.contextmanager
+def job_runner(workers=None, scheduler=None):
+    """Where :func:`run_jobs` runs the units: ``None`` (here: neither given, or ``workers=1``), a
+    pool of ``workers`` fresh processes of this machine (``spawn``: each imports the packages as a
+    new interpreter does, so no state of this process leaks into a result), or a Dask client of
+    the scheduler at ``scheduler``."""
+    if workers is not None and scheduler is not None:
+        raise InvalidArgumentError("give either a number of local workers or a scheduler address, not both")
+    if scheduler is not None:
+        with dask_client(None, scheduler) as client:
+            yield client
+        return
+    if workers is None or check_workers_count(workers) == 1:
+        yield None
+        return
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers,
+                                                  mp_context=multiprocessing.get_context("spawn"))
+    try:
+        yield pool
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
 @contextlib.contextmanager
 def dask_client(workers=None, scheduler=None):
     """A Dask client: ``None`` for neither (run here), a ``LocalCluster`` of ``workers`` processes,
@@ -168,17 +218,23 @@ def dask_client(workers=None, scheduler=None):
         with client:
             yield client
         return
-    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 1024:
-        raise InvalidArgumentError(f"the number of workers must be an integer from 1 to 1024, got {workers!r}")
+    check_workers_count(workers)
     with dd.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
                          silence_logs=40) as cluster, dd.Client(cluster) as client:
         yield client
 
 
+def _timed(function, args):
+    start = time.perf_counter()
+    result, verdict = function(*args)
+    return result, verdict, time.perf_counter() - start
+
+
 def run_jobs(jobs, stream, client=None, first=1, total=None) -> list:
     """Run ``jobs``; their results in order.  Each prints ``[k/N] label ... verdict (seconds)``
-    to ``stream`` as it finishes (in completion order on Dask).  ``first``/``total`` number the
-    lines within a longer run."""
+    to ``stream`` as it finishes (in completion order on workers).  ``client``: None (here), a
+    :class:`concurrent.futures.Executor` or a Dask client (see :func:`job_runner`).
+    ``first``/``total`` number the lines within a longer run."""
     total = len(jobs) if total is None else total
     results = [None] * len(jobs)
     if client is None:
@@ -188,18 +244,21 @@ def run_jobs(jobs, stream, client=None, first=1, total=None) -> list:
             results[k], verdict = job.function(*job.args)
             print(f" {verdict} ({time.perf_counter() - start:.1f} s)", file=stream, flush=True)
         return results
-    dd = _dask()
-    check_workers(client)
-
-    def timed(function, args):
-        start = time.perf_counter()
-        result, verdict = function(*args)
-        return result, verdict, time.perf_counter() - start
-
-    futures = {client.submit(timed, job.function, job.args, pure=False): k for k, job in enumerate(jobs)}
-    for done, future in enumerate(dd.as_completed(list(futures))):
+    if isinstance(client, concurrent.futures.Executor):
+        futures = {client.submit(_timed, job.function, job.args): k for k, job in enumerate(jobs)}
+        completed = concurrent.futures.as_completed(list(futures))
+    else:
+        dd = _dask()
+        check_workers(client)
+        futures = {client.submit(_timed, job.function, job.args, pure=False): k for k, job in enumerate(jobs)}
+        completed = dd.as_completed(list(futures))
+    for done, future in enumerate(completed):
         k = futures[future]
-        result, verdict, seconds = future.result()
+        try:
+            result, verdict, seconds = future.result()
+        except concurrent.futures.process.BrokenProcessPool as exc:
+            raise WorkerProcessError(f"a worker process died while running {jobs[k].label!r} (out of memory, or"
+                                     f" killed); run with --workers 1 to see it fail here") from exc
         results[k] = result
         print(f"[{first + done}/{total}] {jobs[k].label} ... {verdict} ({seconds:.1f} s on a worker)", file=stream,
               flush=True)

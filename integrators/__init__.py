@@ -21,12 +21,12 @@ from .examples import example_system, list_example_systems
 from .integrate import Solution, integrate
 from .kernels import with_kernel
 from .run_map import run_map
-from .schemes import Composition, PartitionedRungeKutta, RungeKutta, SparkLobatto
+from .schemes import Composition, NonholonomicRattle, PartitionedRungeKutta, RungeKutta, SparkLobatto
 from .schemes.lie_poisson import LotkaVolterraSplitting, RigidBodySplitting
 from .schemes.variational import VariationalScheme
 from .systems import (ConstrainedHamiltonianSystem, ContactSystem, CoupledNaturalSystem, DampedHamiltonianSystem,
-                      HamiltonianSystem, LagrangianSystem, PoissonSystem, PortHamiltonianSystem, lotka_volterra,
-                      rigid_body)
+                      HamiltonianSystem, LagrangianSystem, NonholonomicSystem, PoissonSystem, PortHamiltonianSystem,
+                      knife_edge, lotka_volterra, rigid_body)
 
 __all__ = [
     "HamiltonianSystem",
@@ -36,6 +36,8 @@ __all__ = [
     "DampedHamiltonianSystem",
     "PortHamiltonianSystem",
     "LagrangianSystem",
+    "NonholonomicSystem",
+    "knife_edge",
     "PoissonSystem",
     "rigid_body",
     "lotka_volterra",
@@ -48,6 +50,7 @@ __all__ = [
     "Composition",
     "VariationalScheme",
     "SparkLobatto",
+    "NonholonomicRattle",
     "RigidBodySplitting",
     "LotkaVolterraSplitting",
     "integrate",

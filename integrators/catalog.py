@@ -33,6 +33,7 @@ from .schemes.feng_kang import FengKang
 from .schemes.lie_poisson import LotkaVolterraSplitting, RigidBodySplitting
 from .schemes.partitioned import PartitionedRungeKutta, symplectic_euler_b
 from .schemes.port_hamiltonian import PortHamiltonianDiscreteGradient
+from .schemes.nonholonomic import NonholonomicRattle
 from .schemes.rattle import Rattle
 from .schemes.refined_composition import RefinedComposition
 from .schemes.runge_kutta import RungeKutta
@@ -158,6 +159,9 @@ _ENTRIES = {
     # holonomic constraints (ConstrainedHamiltonianSystem): properties on the constraint manifold
     "rattle": (Rattle, 2, frozenset({"symplectic", "symmetric", "constraint-preserving"})),
     "discrete-dirac": (DiscreteDirac, 1, frozenset()),
+    # linear velocity constraints A(q) qdot = 0 (NonholonomicSystem): constraint at the midpoint and on the new
+    # momenta; not symplectic (nonholonomic flows are not)
+    "nonholonomic-rattle": (NonholonomicRattle, 2, frozenset({"symmetric", "constraint-preserving"})),
     # splitting methods (exact drifts and kicks of H = T(p) + V(q)); order by the splitting order conditions
     # of their problem class (geomcheck.certify.splitting), coefficients of Blanes and Moan, J. Comput. Appl.
     # Math. 142 (2002), Tables 2 and 3, refined to 60 digits

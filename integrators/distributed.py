@@ -41,7 +41,7 @@ from geomcheck.provenance import check_workers
 
 from .compiled import install_library, ship_library
 from .catalog import scheme as catalog_scheme
-from .integrate import Solution, integrate
+from .integrate import Solution, chosen_backend, integrate
 from .newton import NewtonRecord
 
 if TYPE_CHECKING:
@@ -148,6 +148,10 @@ def integrate_distributed(system: System, scheme: str | Scheme, y0: ArrayLike, *
     bounds = np.linspace(0, n, min(int(chunks), n) + 1).round().astype(int)
     pieces = [np.asarray(y0)[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
     progress = _progress_flag(options.pop("progress", None))
+    if options.get("backend", "auto") == "auto":
+        # the serial run's choice for the whole ensemble, so that every chunk takes the same path as it
+        # (a chunk alone might choose otherwise, and the two paths may differ in the last bits)
+        options["backend"] = chosen_backend(system, scheme, y0, **options)
     # bad input is refused here, before anything is shipped (the same checks as every chunk's);
     # for the compiled backend this also builds the library the workers are sent
     with warnings.catch_warnings():

@@ -104,6 +104,10 @@ _EXAMPLES = {
     "generic-constrained": (lambda: _generic_constrained(), (),
                             "a particle on the circle x^2 + y^2 = l^2 in any potential V(x, y) (holonomic constraint)"),
     "generic-lagrangian": (lambda: _generic_lagrangian(), (), "L = v^2/2 - V(q), any smooth V"),
+    "knife-edge": (lambda: _knife_edge(), (), "the free knife edge: q = (x, y, phi), blade along phi,"
+                   " sin(phi) x' - cos(phi) y' = 0, unit mass and inertia"),
+    "generic-knife-edge": (lambda: _knife_edge(generic=True), (),
+                           "the knife edge with mass m, inertia J and any smooth potential V(x, y, phi)"),
     "rigid-body": (lambda: _rigid_body(), (), "the free rigid body on so(3)*: Euler's equations, moments I1, I2, I3"),
     "generic-lotka-volterra": (lambda: _generic_lotka_volterra(), (),
                                "Poisson P = [[0, u v], [-u v, 0]], H = F(u) + G(v), any smooth F, G, u, v > 0"),
@@ -123,6 +127,15 @@ def _generic_lotka_volterra():
     F, G = sympy.Function("F"), sympy.Function("G")
     return PoissonSystem(F(u) + G(v), [u, v], [[0, u * v], [-u * v, 0]], domain={u: (0, sympy.oo), v: (0, sympy.oo)},
                          density=1 / (u * v))
+
+
+def _knife_edge(generic=False):
+    from .systems import knife_edge
+
+    if not generic:
+        return knife_edge()
+    x, y, phi, m, J = sympy.symbols("x y phi m J")
+    return knife_edge(m, J, sympy.Function("V")(x, y, phi))
 
 
 def _generic_lagrangian():
@@ -210,6 +223,8 @@ def default_example_for(scheme) -> str:
         return "generic-constrained"
     if "lagrangian" in scheme.requires:
         return "generic-lagrangian"
+    if "nonholonomic" in scheme.requires:
+        return "generic-knife-edge"
     if "poisson" in scheme.requires:
         for name in ("rigid-body", "generic-lotka-volterra"):
             if scheme.why_not(example_system(name)) is None:

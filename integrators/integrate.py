@@ -3,11 +3,13 @@
 The step that runs is the scheme's symbolic step map for the system, lowered
 (:mod:`integrators.lower`) to batched numpy or to mpmath; implicit steps are solved
 by batched Newton (:mod:`integrators.newton`).  Results are deterministic: the same
-input gives bit-identical output (no threads, no random numbers, a fixed order of operations).
+input gives bit-identical output (no random numbers, a fixed order of operations; the compiled
+loop's threads run independent trajectories, so their number does not change a result).
 
 One pipeline for every backend: the input is checked (:mod:`integrators.run_options`), the
 step is chosen (the lowered map, the stages of a composition, a linear implicit step factored
-once, the system's kernel, or the compiled C loop), one loop runs it
+once, the system's kernel, or the compiled C loop -- ``backend="auto"``, the default, picks C
+for long explicit runs by a cost model and numpy otherwise), one loop runs it
 (:class:`integrators.stepping.Stepper`, or the C loop of :mod:`integrators.compiled`), and one
 :class:`Solution` comes back.
 
@@ -47,6 +49,7 @@ True
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal
@@ -58,9 +61,11 @@ import sympy
 import geomcheck as gc
 
 from .catalog import scheme as scheme_by_name
+from geomcheck.errors import InvalidArgumentError
+
 from .errors import SystemDefinitionError
 from .kernels import kernel_step
-from .pipeline import check_run, run_pipeline
+from .pipeline import auto_choice, check_run, run_pipeline
 from .run_options import check_options, check_saved_size, check_t0, parameter_values
 from .solution import DOUBLE_MAX, FiniteWatch, Solution
 from .systems import STEP_SYMBOL, CanonicalSystem, System
@@ -70,17 +75,19 @@ if TYPE_CHECKING:
 
     from .schemes.base import Scheme
 
-__all__ = ["integrate", "integrate_compiled", "Solution", "FiniteWatch", "DOUBLE_MAX", "check_saved_size", "check_t0"]
+__all__ = ["integrate", "integrate_compiled", "chosen_backend", "Solution", "FiniteWatch", "DOUBLE_MAX", "check_saved_size", "check_t0"]
 
 
 def integrate(system: System, scheme: str | Scheme, y0: ArrayLike,
               dt: float | str | Fraction | sympy.Expr | mpmath.mpf = 0.01, steps: int = 1000,
-              backend: Literal["numpy", "mpmath", "compiled"] = "numpy", dps: int | None = None, save_every: int = 10,
+              backend: Literal["auto", "numpy", "mpmath", "compiled", "jax"] = "auto", dps: int | None = None,
+              save_every: int = 10,
               params: Mapping[Any, Any] | None = None, t0: float | str | Fraction | sympy.Expr | mpmath.mpf = 0,
               tol: float | str | sympy.Expr | mpmath.mpf | None = None, max_iter: int = 50, compensated: bool = False,
               progress: bool | None = None, check_stability: bool = True,
               newton: Literal["full", "simplified", "auto"] = "auto", use_kernel: bool = False,
-              observe: Callable[[np.ndarray, np.ndarray], Any] | None = None) -> Solution:
+              observe: Callable[[np.ndarray, np.ndarray], Any] | None = None,
+              linear_solve: Literal["auto", "matrix", "solve"] = "auto") -> Solution:
     """Integrate ``system`` with ``scheme`` from ``y0``.
 
     Parameters
@@ -93,10 +100,22 @@ def integrate(system: System, scheme: str | Scheme, y0: ArrayLike,
         The step size (for ``backend="mpmath"`` give a string or an exact number, e.g. "0.01",
         to avoid the binary rounding of a float).
     steps : int >= 0
-    backend : "numpy", "mpmath" or "compiled"
-        "compiled": the explicit step map generated as C and compiled (long single
-        trajectories; :mod:`integrators.compiled`); falls back to numpy with a
-        ``CompiledPathWarning`` when no compiler is present or the step is implicit.
+    backend : "auto" (default), "numpy", "mpmath", "compiled" or "jax"
+        "auto": the compiled C loop for a long explicit run in double precision when a C
+        compiler works, else numpy, by the cost model of :func:`integrators.pipeline.auto_choice`
+        (estimated work = batch x steps x operations per step; a short run stays on numpy and
+        compiles nothing); mpmath only when asked for (the precision decides it); implicit steps,
+        ``compensated=True`` and ``use_kernel=True`` run on numpy.  ``sol.path`` says which path
+        ran and ``sol.path_note`` why ("auto: ...").  A long run that the model would compile but
+        cannot (no compiler, a function C does not know) runs on numpy with a
+        ``CompiledPathWarning``.  Where the C loop runs, its results equal numpy's to rounding
+        (bit for bit when no value is carried across steps and only ``+``, ``-``, ``*``, ``/`` and sqrt occur;
+        :mod:`integrators.compiled`).
+        "numpy": the generated numpy kernel, always.
+        "compiled": the explicit step map generated as C and compiled (:mod:`integrators.compiled`):
+        one C call for the whole ensemble, in chunks over the processors; falls back to numpy with
+        a ``CompiledPathWarning`` when no compiler is present or the step is implicit.
+        "jax": the step traced by jax (:mod:`integrators.jax_backend`, an optional dependency).
     dps : int >= 15, only for backend="mpmath" (default 50): decimal digits of the run; the
         Newton tolerance of implicit schemes is tied to it (10**(5 - dps)).
     save_every : int >= 1
@@ -130,6 +149,13 @@ def integrate(system: System, scheme: str | Scheme, y0: ArrayLike,
         ``(n, batch, dim)`` (``(n, dim)`` for one trajectory); it returns an array whose first axis
         has length ``n`` (an energy error, a constraint residual, ...). The results, concatenated,
         are ``sol.observed``: extremes over the whole run are seen without saving every state.
+    linear_solve : "auto" (default), "matrix" or "solve"
+        How an implicit step that is linear in the state (a linear system: the midpoint rule,
+        Gauss, AVF of a quadratic energy) is stepped without Newton: "matrix" forms the step's
+        increment matrix once (one product per step; its rounding enters every step alike),
+        "solve" factors the step's matrix once and solves per step (backward stable per step;
+        sparse LU for large sparse systems; the only form at multiprecision); "auto" chooses by
+        :func:`integrators.linear_implicit.resolve_form`.  ``sol.path_note`` names the form.
     use_kernel : bool
         Run the scheme with the system's hand-written kernel (attached, and checked against the
         symbolic vector field, by :func:`integrators.with_kernel`) as the vector field:
@@ -145,13 +171,24 @@ def integrate(system: System, scheme: str | Scheme, y0: ArrayLike,
     UnknownSchemeError, SchemeNotApplicableError, NotLowerableError, ShapeError,
     InvalidArgumentError, NewtonConvergenceError, StepSizeError
     """
+    prepared = _prepare(system, scheme, y0, dt, steps, backend, dps, save_every, params, t0, tol, max_iter,
+                        compensated, progress, check_stability, newton, use_kernel, linear_solve)
+    run, stages, scalars, values, options, step, s = prepared
+    return run_pipeline(run, stages, system.coords, scalars, [values[k] for k in system.parameters], system.time,
+                        options, observe, system=system, scheme=s, parameters=values, step=step)
+
+
+def _prepare(system, scheme, y0, dt, steps, backend, dps, save_every, params, t0, tol, max_iter, compensated,
+             progress, check_stability, newton, use_kernel, linear_solve):
+    """The checked run, the stages and the rest of what :func:`integrate` hands the pipeline."""
     if not isinstance(system, System):
         raise SystemDefinitionError(
             f"integrate expects a system of integrators (HamiltonianSystem, ContactSystem, DampedHamiltonianSystem,"
             f" ConstrainedHamiltonianSystem, PortHamiltonianSystem, ...), got {type(system).__name__} {system!r}")
     s = scheme_by_name(scheme)
     s.check_applies(system)
-    options = check_options(backend, dps, tol, max_iter, newton, compensated, progress, check_stability, use_kernel)
+    options = check_options(backend, dps, tol, max_iter, newton, compensated, progress, check_stability, use_kernel,
+                            linear_solve)
     run = check_run(y0, system.dim, system.coords, dt, steps, save_every, t0, options)
     values = parameter_values(system, params)
     if hasattr(system, "check_state"):     # a constrained system: y0 must lie on its constraint manifold
@@ -164,8 +201,33 @@ def integrate(system: System, scheme: str | Scheme, y0: ArrayLike,
         check_step(system, s, float(run.dt), np.asarray(run.Y, dtype=float), values, float(run.arithmetic.value(t0)))
     scalars = [STEP_SYMBOL, *system.parameters] + ([system.time] if system.time is not None else [])
     step = kernel_step(s, system) if options.use_kernel else None
-    return run_pipeline(run, stages, system.coords, scalars, [values[k] for k in system.parameters], system.time,
-                        options, observe, system=system, scheme=s, parameters=values, step=step)
+    return run, stages, scalars, values, options, step, s
+
+
+def chosen_backend(system: System, scheme: str | Scheme, y0: ArrayLike, **options: Any) -> str:
+    """The path :func:`integrate` takes with these arguments: "compiled" or "numpy" for
+    ``backend="auto"`` (by :func:`integrators.pipeline.auto_choice`), else the backend asked for.
+
+    The input is checked as ``integrate`` checks it; nothing runs.
+
+    >>> import sympy, integrators as ig
+    >>> q, p = sympy.symbols("q p")
+    >>> osc = ig.HamiltonianSystem((p**2 + q**2) / 2, q, p)
+    >>> chosen_backend(osc, "stormer-verlet", [1.0, 0.0], dt=0.1, steps=10)
+    'numpy'
+    """
+    options = {**options, "observe": None}
+    names = ("dt", "steps", "backend", "dps", "save_every", "params", "t0", "tol", "max_iter", "compensated",
+             "progress", "check_stability", "newton", "use_kernel", "linear_solve")
+    signature = inspect.signature(integrate).parameters
+    unknown = sorted(set(options) - set(names) - {"observe"})
+    if unknown:
+        raise InvalidArgumentError(f"chosen_backend: unknown option(s) {', '.join(unknown)}")
+    args = [options.get(n, signature[n].default) for n in names]
+    run, stages, _scalars, _values, checked, step, _s = _prepare(system, scheme, y0, *args)
+    if checked.backend != "auto":
+        return checked.backend
+    return auto_choice(stages, checked, run, step).path
 
 
 def integrate_compiled(system, scheme, y0, dt, steps, save_every=1, params=None, t0=0.0, check_stability=True):

@@ -217,7 +217,10 @@ class LinearStep:
 
     ``A`` and ``B`` hold the EXACT coefficients (sympy numbers) as ``{(row, column): value}``;
     ``current`` and ``new`` are the symbols of ``z`` and ``z^+``.  Build with
-    :func:`lower_linear_scheme`.
+    :func:`lower_linear_scheme`.  :meth:`float_stepper` and :meth:`mp_stepper` step one state by
+    hand; a run goes through :func:`integrators.run_map`, whose linear implicit step in its dense
+    solve form (:class:`integrators.linear_implicit.BoundLinearSolve`) does the same double-precision
+    arithmetic (``tests/casestudies/test_komatsu2020_wave_beam.py`` holds the two equal bit for bit).
 
     Examples
     --------

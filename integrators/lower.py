@@ -4,7 +4,9 @@ The input is the very ``gc.Map`` / ``gc.ImplicitMap`` that the certificates are
 about.  Python source is generated from it by :mod:`integrators.codegen` (scalars hoisted
 and evaluated once per binding, ``LoweredStep.bind``; common subexpressions shared; small
 powers as products), as numpy array code (states are arrays of shape ``(batch,)`` per
-coordinate) or as mpmath scalar code.
+coordinate) or as mpmath scalar code.  An explicit mpmath step runs on mpmath's raw values
+(:class:`RawMpfKernel`: each sum of products formed exactly and rounded once, no mpf objects
+inside the step), with the plain mpmath code for the rows it hands back.
 
 An implicit map is split into the equations its stage unknowns solve (lowered
 with their Jacobian, for Newton's method: :mod:`integrators.newton`) and the new
@@ -24,6 +26,8 @@ array([[ 1.      , -0.084147]])
 
 from __future__ import annotations
 
+import itertools
+import linecache
 from typing import Mapping
 
 import mpmath
@@ -34,12 +38,13 @@ from geomcheck.caches import Memo
 import geomcheck as gc
 from geomcheck.errors import InvalidArgumentError, NonRealValueError
 
-from .codegen import Kernel, lower_expressions, refuse_generic
+from .codegen import SMALL_POWERS, Kernel, MpmathPrinter, hoist_scalars, lower_expressions, refuse_generic
 from .errors import NotLowerableError
 from .newton import StageSolver, check_newton_mode
 from .systems import STEP_SYMBOL
 
-__all__ = ["lower", "lower_expressions", "LoweredStep", "BoundStep", "Kernel", "real_rows", "split_implicit"]
+__all__ = ["lower", "lower_expressions", "LoweredStep", "BoundStep", "Kernel", "real_rows", "split_implicit",
+           "RawMpfKernel", "RawFallback", "raw_dot", "raw_div", "raw_round", "raw_of", "RAW_SPREAD_BITS"]
 
 # ------------------------------------------------------------------------ steps
 
@@ -118,8 +123,19 @@ class LoweredStep:
             refuse_generic(phi.exprs, what)
             self.update = Kernel(phi.exprs, self.coords, self.parameters, backend)
             self.source = self.update.source
+            # mpmath: the same map on raw mpf values, each sum rounded once (RawMpfKernel); None
+            # when it has a part that kernel does not print (a Piecewise): the plain kernel runs
+            self.raw_update = None
+            if backend == "mpmath":
+                try:
+                    self.raw_update = RawMpfKernel(phi.exprs, self.coords, self.parameters)
+                except NotLowerableError:
+                    pass
+                else:
+                    self.source += "# on raw mpf values\n" + self.raw_update.source
             return
         self.explicit = False
+        self.raw_update = None
         # a map may carry an evaluation rule for subexpressions of its equations (removable
         # singularities such as divided differences: integrators.schemes.quotients), the same
         # functions written to be evaluated in finite precision; otherwise its equations
@@ -174,11 +190,16 @@ class BoundStep:
         if self.backend == "mpmath":
             ctx_dps = dps or mpmath.mp.dps
             with mpmath.workdps(ctx_dps):
-                vals = [mpmath.mpf(sympy.N(sympy.sympify(v), ctx_dps + 5)) if not isinstance(v, mpmath.mpf)
-                        else v for v in values]
+                # a decimal string is read by mpmath (sympify would make it a 15-digit Float)
+                vals = [v if isinstance(v, mpmath.mpf) else mpmath.mpf(v) if isinstance(v, str)
+                        else mpmath.mpf(sympy.N(sympy.sympify(v), ctx_dps + 5)) for v in values]
                 self.S = {name: k.scalars(*vals) for name, k in self._kernels().items()}
+                raw = lowered.raw_update
+                # None when a hoisted scalar is complex: the plain kernel then runs
+                self.raw_S = None if raw is None else raw.bind_scalars(mpmath.mp.prec, raw.scalars(*vals))
         else:
             vals = [float(v) for v in values]
+            self.raw_S = None
             self.S = {name: k.scalars(*vals) for name, k in self._kernels().items()}
         self.values = vals
         self.tol = tol
@@ -217,6 +238,8 @@ class BoundStep:
         L = self.lowered
         dps = self.dps or mpmath.mp.dps
         with mpmath.workdps(dps):
+            if self.raw_S is not None and self.raw_S[0] == mpmath.mp.prec:     # (bound at this precision)
+                return self._step_raw(y, step_index)
             if L.explicit:
                 return real_rows(lambda b, x: L.update.kernel(self.S["update"], *x), y, L.coords, step_index)
 
@@ -225,6 +248,27 @@ class BoundStep:
                 return L.update.kernel(self.S["update"], *x, *u)
 
             return real_rows(row, y, L.coords, step_index, self.complex_guess)
+
+    def _step_raw(self, y, step_index):
+        """The explicit mpmath step on raw values (:class:`RawMpfKernel`); a row it hands back
+        (:class:`RawFallback`) is taken by the plain kernel, with its checks."""
+        L = self.lowered
+        kernel, S = L.raw_update.kernel, self.raw_S
+        if len(y[0]) == 1:                     # one trajectory: no rows to collect
+            try:
+                return [[v] for v in kernel(S, *[c[0] for c in y])]
+            except RawFallback:
+                pass
+        rows = []
+        for b in range(len(y[0])):
+            x = [c[b] for c in y]
+            try:
+                rows.append(kernel(S, *x))
+            except RawFallback:
+                plain = real_rows(lambda _, x: L.update.kernel(self.S["update"], *x), [[v] for v in x],
+                                  L.coords, step_index, first=b)
+                rows.append([c[0] for c in plain])
+        return [list(column) for column in zip(*rows)] if rows else [[] for _ in L.coords]
 
     def complex_guess(self, x):
         """``(unknown, value)`` of the first stage unknown whose starting guess at ``x`` is complex, or None."""
@@ -251,7 +295,7 @@ class BoundStep:
         return arr
 
 
-def real_rows(compute, y, names, step_index=None, diagnose=None) -> list:
+def real_rows(compute, y, names, step_index=None, diagnose=None, first=0) -> list:
     """One mpmath step of every trajectory, refusing values that leave the real domain.
 
     mpmath evaluates ``sqrt``, ``log`` and fractional powers of negative numbers as complex
@@ -273,6 +317,8 @@ def real_rows(compute, y, names, step_index=None, diagnose=None) -> list:
         ``diagnose(x)`` -> ``(name, value)`` of an intermediate (a stage unknown's guess)
         that is complex, or None: used when mpmath refused a complex value inside
         ``compute`` (in Newton's iteration of an implicit step).
+    first : int, optional
+        The number of the trajectory in the first row (for the messages and ``compute``).
 
     Returns
     -------
@@ -297,8 +343,9 @@ def real_rows(compute, y, names, step_index=None, diagnose=None) -> list:
     """
     step = "" if step_index is None else f"step {step_index}, "
     rows = []
-    for b in range(len(y[0])):
-        x = [c[b] for c in y]
+    for r in range(len(y[0])):
+        x = [c[r] for c in y]
+        b = first + r
         try:
             row = compute(b, x)
         except TypeError as exc:
@@ -326,6 +373,358 @@ def real_rows(compute, y, names, step_index=None, diagnose=None) -> list:
 
 def _state_text(names, x) -> str:
     return ", ".join(f"{n} = {mpmath.nstr(v, 8)}" for n, v in zip(names, x))
+
+
+# ------------------------------------------------------------------ mpmath on raw mpf tuples
+#
+# An mpmath kernel spends most of its time outside the arithmetic: every ``a*b + c`` builds
+# two mpf objects, converts, rounds and normalizes twice.  The kernel below works on mpmath's
+# raw values (the ``(sign, mantissa, exponent, bitcount)`` tuples of ``mpmath.libmp``): a sum
+# of products is computed EXACTLY in integer arithmetic and rounded ONCE to the run's
+# precision (round to nearest), the idea of ``mpmath.fdot`` (which, unlike this, may drop a
+# term far below the others).  Each sum therefore has an error of at most half a unit in the
+# last place, never more than the same sum rounded term by term; the value may differ from
+# the term-by-term one in the last place.
+
+class RawFallback(Exception):
+    """A value the raw kernel does not evaluate itself: the row is evaluated by the plain mpmath kernel.
+
+    Raised for an input that is not an mpf, an infinity or nan, a complex value inside the step,
+    a division by zero, and a sum whose terms differ in size by more than ``RAW_SPREAD_BITS`` +
+    4 x the precision (an exact sum would need a huge integer).
+    """
+
+
+#: exponent spread (bits, beyond 4 x the precision) up to which a sum is formed exactly
+RAW_SPREAD_BITS = 4096
+
+_FONE = mpmath.libmp.fone
+_NEAREST = mpmath.libmp.round_nearest
+_normalize = mpmath.libmp.normalize
+_exact_mul = mpmath.libmp.mpf_mul          # no precision: the exact product
+_make_mpf = mpmath.mp.make_mpf
+_MPF = mpmath.mpf
+
+
+def raw_dot(prec, *xs):
+    """``a_1 b_1 + a_2 b_2 + ...`` of raw mpf values ``xs = (a_1, b_1, a_2, b_2, ...)``, rounded once.
+
+    The products and their sum are exact (integers); the result is that exact value rounded
+    to ``prec`` bits, to nearest.
+
+    At 53 bits, ``3 t - 1`` with ``t`` the double nearest 1/3 is exactly ``-2**-54``; rounding
+    ``3 t`` first gives 1 and loses it:
+
+    >>> import mpmath
+    >>> from mpmath.libmp import fone, from_int
+    >>> with mpmath.workprec(53):
+    ...     t = mpmath.mpf(1) / 3
+    ...     stepwise = 3 * t - 1
+    >>> exact = raw_dot(53, t._mpf_, from_int(3), fone, from_int(-1))
+    >>> mpmath.mpf(exact) == -mpmath.mpf(2) ** -54, stepwise
+    (True, mpf('0.0'))
+    """
+    it = iter(xs)
+    man = 0
+    exp = None
+    limit = 4 * prec + RAW_SPREAD_BITS
+    for a, b in zip(it, it):
+        s, m, e, _ = a
+        t, n, f, _ = b
+        m *= n
+        if not m:
+            if (e and not a[1]) or (f and not b[1]):     # inf or nan (a zero has exponent 0)
+                raise RawFallback
+            continue
+        e += f
+        if s != t:
+            m = -m
+        if exp is None:
+            man, exp = m, e
+        elif e >= exp:
+            if e - exp > limit:
+                raise RawFallback
+            man += m << (e - exp)
+        else:
+            if exp - e > limit:
+                raise RawFallback
+            man = (man << (exp - e)) + m
+            exp = e
+    if not man:
+        return mpmath.libmp.fzero
+    if man < 0:
+        man = -man
+        return _normalize(1, man, exp, man.bit_length(), prec, _NEAREST)
+    return _normalize(0, man, exp, man.bit_length(), prec, _NEAREST)
+
+
+def raw_div(prec, a, b):
+    """``a / b`` of raw mpf values, rounded to ``prec`` bits (nearest); a zero or special ``b``: RawFallback."""
+    if not b[1] or not a[1] and a[2]:
+        raise RawFallback
+    return mpmath.libmp.mpf_div(a, b, prec, _NEAREST)
+
+
+def raw_round(prec, a):
+    """``a`` rounded to ``prec`` bits (nearest)."""
+    return mpmath.libmp.mpf_pos(a, prec, _NEAREST)
+
+
+def raw_of(v):
+    """The raw value of an mpf; anything else (an mpc: a complex value inside the step): RawFallback."""
+    if type(v) is _MPF:
+        return v._mpf_
+    raise RawFallback
+
+
+class RawMpfKernel:
+    """Generated mpmath code on raw mpf values: ``scalars(*scalar_args)`` and ``kernel(S, *values)``.
+
+    The same expressions as :class:`integrators.codegen.Kernel` (scalars hoisted, common
+    subexpressions shared), evaluated differently: every sum, product and quotient of values
+    is formed exactly and rounded once (:func:`raw_dot`); other functions (``sin``, ``sqrt``,
+    a power with a non-integer exponent, ...) are mpmath's, at the current precision.
+
+    ``kernel(S, *values)`` takes mpf values and returns a tuple of mpf, ``S`` being
+    ``bind_scalars(prec, scalars(...))``.  It raises :class:`RawFallback` where the plain kernel
+    must be used instead (see there).  Expressions it cannot print (a ``Piecewise``, a
+    relation) raise :class:`NotLowerableError` at construction.
+
+    >>> import mpmath, sympy
+    >>> q, p, h = sympy.symbols("q p h")
+    >>> K = RawMpfKernel([q + h * p, p - h * sympy.sin(q)], [q, p], [h])
+    >>> with mpmath.workdps(30):
+    ...     S = K.bind_scalars(mpmath.mp.prec, K.scalars(mpmath.mpf("0.1")))
+    ...     Q, P = K.kernel(S, mpmath.mpf(1), mpmath.mpf(2))
+    ...     print(Q, P == 2 - mpmath.mpf("0.1") * mpmath.sin(1))
+    1.2 True
+    """
+
+    _ids = itertools.count()
+
+    def __init__(self, outputs, array_args, scalar_args):
+        outputs = [sympy.sympify(o) for o in outputs]
+        self.n_outputs = len(outputs)
+        names = {s: sympy.Symbol(f"y{k}") for k, s in enumerate(array_args)}
+        names.update({s: sympy.Symbol(f"a{k}") for k, s in enumerate(scalar_args)})
+        outputs = [o.xreplace(names) for o in outputs]
+        arrays = {names[s] for s in array_args}
+        extra = set().union(set(), *(o.free_symbols for o in outputs)) - set(names.values())
+        if extra:
+            raise NotLowerableError(f"cannot lower: the expressions contain {sorted(map(str, extra))}")
+        hoisted, outputs = hoist_scalars(outputs, arrays, numbers=True)
+        printer = MpmathPrinter({"fully_qualified_modules": True, "strict": True})
+        scalar_in = [f"a{k}" for k in range(len(scalar_args))]
+        lines = [f"def scalars({', '.join(scalar_in)}):"]
+        if hoisted:
+            reps, reduced = sympy.cse([e for _, e in hoisted], symbols=sympy.numbered_symbols("_t"), order="none")
+            lines += [f"    {sym} = {printer.doprint(e)}" for sym, e in reps]
+            lines += [f"    {sym} = {printer.doprint(e)}" for (sym, _), e in zip(hoisted, reduced)]
+        bound = scalar_in + [str(s) for s, _ in hoisted]
+        lines.append(f"    return ({', '.join(bound)},)" if bound else "    return ()")
+        body = _RawCode(printer, bound)
+        reps, reduced = _inline_monomials(*sympy.cse(outputs, symbols=sympy.numbered_symbols("_x"), order="none"))
+        try:
+            for sym, e in reps:
+                body.assign(e, str(sym))
+            results = [body.value(e) for e in reduced]
+        except NotLowerableError:
+            raise
+        except Exception as exc:  # a function the printer does not know
+            raise NotLowerableError(f"cannot lower to raw mpmath values: {exc}") from None
+        array_in = [str(names[s]) for s in array_args]
+        lines += body.constants
+        # the exact products of scalars, once per binding
+        lines.append("def exact_products(_S):")
+        lines.append(f"    ({', '.join(['_P'] + bound)},) = _S")
+        lines += ["    " + line for line in body.bind_lines]
+        lines.append(f"    return _S + ({''.join(name + ', ' for name in body.products.values())})")
+        lines.append(f"def kernel(_S, {', '.join(array_in)}):")
+        lines.append(f"    ({', '.join(['_P'] + bound + list(body.products.values()))},) = _S")
+        # the inputs' raw values (an input that is not an mpf has none: the plain kernel takes it)
+        lines.append("    try:")
+        lines += [f"        {y} = {y}._mpf_" for y in array_in]
+        lines.append("    except AttributeError:")
+        lines.append("        raise RawFallback from None")
+        lines += ["    " + line for line in body.lines]
+        # an output that is an input or a scalar is rounded to the precision, as every computed one is
+        computed = set(body.computed)
+        outs = [f"_M({r})" if r in computed else f"_M(raw_round(_P, {r}))" for r in results]
+        lines.append(f"    return ({', '.join(outs)},)")
+        self.source = "\n".join(lines) + "\n"
+        filename = f"<integrators-lowered-raw-mpmath-{next(self._ids)}>"
+        linecache.cache[filename] = (len(self.source), None, self.source.splitlines(True), filename)
+        namespace = {"mpmath": mpmath, "RawFallback": RawFallback, "raw_dot": raw_dot, "raw_div": raw_div,
+                     "raw_round": raw_round, "raw_of": raw_of, "_M": _make_mpf, "_W": _make_mpf,
+                     "_exact_mul": _exact_mul, "_ONE": _FONE, "from_int": mpmath.libmp.from_int}
+        exec(compile(self.source, filename, "exec"), namespace)
+        self.scalars = namespace["scalars"]
+        self.kernel = namespace["kernel"]
+        self._exact_products = namespace["exact_products"]
+
+    def bind_scalars(self, prec, values):
+        """The ``S`` of :meth:`kernel`: the precision, the raw values of ``scalars(...)`` and the exact
+        products of scalars the kernel uses; None if a value is complex."""
+        if any(type(v) is not _MPF for v in values):
+            return None
+        return self._exact_products((prec, *(v._mpf_ for v in values)))
+
+
+def _inline_monomials(reps, outputs):
+    """``(reps, outputs)`` of ``sympy.cse`` with each subexpression ``n * x`` (an integer times a symbol)
+    written out where it is used: a sum takes ``n x`` as one exact term, no rounding."""
+    inline, kept = {}, []
+    for sym, e in reps:
+        e = e.xreplace(inline)
+        if e.is_Mul and len(e.args) == 2 and e.args[0].is_Integer and e.args[1].is_Symbol:
+            inline[sym] = e
+        else:
+            kept.append((sym, e))
+    return kept, [o.xreplace(inline) for o in outputs]
+
+
+class _RawCode:
+    """The statements of a :class:`RawMpfKernel`: each sum, product or quotient one exact rounded step."""
+
+    def __init__(self, printer, scalars):
+        self.printer = printer
+        self.lines, self.constants, self.computed, self.bind_lines = [], [], [], []
+        self.scalar_names = set(scalars) | {"_ONE"}
+        self.products = {}            # sorted scalar names -> the name of their exact product (per binding)
+        self.integers = {}
+        self.count = itertools.count()
+
+    def fresh(self):
+        return f"_r{next(self.count)}"
+
+    def integer(self, n):
+        name = self.integers.get(int(n))
+        if name is None:
+            name = self.integers[int(n)] = f"_c{len(self.integers)}"
+            self.constants.append(f"{name} = from_int({int(n)})")       # exact
+            self.scalar_names.add(name)
+        return name
+
+    def value(self, e):
+        """The name of a raw value equal to ``e`` (rounded once where it is computed)."""
+        if e.is_Symbol:
+            return str(e)
+        if e.is_Integer:
+            return self.integer(e)
+        return self.assign(e, self.fresh())
+
+    def factors(self, e):
+        """``(numerator, denominator)``: names whose exact products make ``e`` (a product or a small power)."""
+        num, den = [], []
+        for a in sympy.Mul.make_args(e):
+            b, k = a.as_base_exp()
+            if k.is_Integer and 1 <= abs(k) <= SMALL_POWERS and not (b.is_Integer and k < 0):
+                (num if k > 0 else den).extend([self.value(b)] * abs(int(k)))
+            else:
+                num.append(self.value(a))
+        return num, den
+
+    def scalar_product(self, names):
+        """A name of the exact product of the scalars ``names``, formed once per binding."""
+        names = [n for n in names if n != "_ONE"]
+        if len(names) <= 1:
+            return names[0] if names else "_ONE"
+        key = tuple(sorted(names))
+        name = self.products.get(key)
+        if name is None:
+            name = self.products[key] = f"_e{len(self.products)}"
+            self.scalar_names.add(name)
+            acc = key[0]
+            for k, n in enumerate(key[1:]):
+                t = name if k == len(key) - 2 else f"{name}_{k}"
+                self.bind_lines.append(f"{t} = _exact_mul({acc}, {n})")
+                acc = t
+        return name
+
+    def split(self, names):
+        """``(scalar, values)``: the exact product of the scalars among ``names`` and the other names."""
+        return (self.scalar_product([n for n in names if n in self.scalar_names]),
+                [n for n in names if n not in self.scalar_names])
+
+    def exact_product(self, names):
+        """A name of the exact product of ``names`` (no rounding)."""
+        scalar, values = self.split(names)
+        acc = scalar
+        for n in values:
+            if acc == "_ONE":
+                acc = n
+                continue
+            t = self.fresh()
+            self.lines.append(f"{t} = _exact_mul({acc}, {n})")
+            acc = t
+        return acc
+
+    def pair(self, names):
+        """Two names whose exact product is the exact product of ``names``."""
+        scalar, values = self.split(names)
+        if len(values) <= 1:
+            return [scalar, values[0] if values else "_ONE"]
+        return [self.exact_product([scalar] + values[:-1]), values[-1]]
+
+    def assign(self, e, target):
+        """Emit ``target = <e>``; returns ``target``."""
+        if e.is_Add or (e.is_Mul and any(a.is_Add for a in e.args)):
+            pairs = [n for term in sympy.Add.make_args(e) for n in self.term_pairs(term)]
+            self.lines.append(f"{target} = raw_dot(_P, {', '.join(pairs)})")
+        elif e.is_Mul or (e.is_Pow and e.exp.is_Integer and 1 <= abs(e.exp) <= SMALL_POWERS):
+            num, den = self.factors(e)
+            if den:
+                self.lines.append(f"{target} = raw_div(_P, {self.exact_product(num)}, {self.exact_product(den)})")
+            else:
+                self.lines.append(f"{target} = raw_dot(_P, {', '.join(self.pair(num))})")
+        elif e.is_Symbol or e.is_Integer:
+            self.lines.append(f"{target} = {self.value(e)}")
+            return target
+        elif isinstance(e, sympy.Function) or e.is_Pow:
+            if any(not isinstance(a, sympy.Expr) for a in e.args):
+                raise NotLowerableError(f"cannot lower {e} to raw mpmath values")
+            wrapped = {}
+            for a in e.args:
+                if a.is_Number:
+                    continue
+                w = sympy.Symbol(f"_w{next(self.count)}")
+                self.lines.append(f"{w} = _W({self.value(a)})")
+                wrapped[a] = w
+            text = self.printer.doprint(e.func(*[wrapped.get(a, a) for a in e.args]))
+            self.lines.append(f"{target} = raw_of({text})")
+        else:
+            raise NotLowerableError(f"cannot lower {type(e).__name__} ({e}) to raw mpmath values")
+        self.computed.append(target)
+        return target
+
+    def term_pairs(self, term):
+        """Names ``a_1, b_1, a_2, b_2, ...`` with ``sum a_k b_k`` EXACTLY equal to ``term``.
+
+        A scalar multiple of a sum, ``c (a x + b y)``, is distributed: ``(c a) x + (c b) y``
+        with ``c a`` and ``c b`` exact products formed once per binding -- the inner sum is
+        then not rounded on its own.
+        """
+        if term.is_Mul:
+            sums = [a for a in term.args if a.is_Add]
+            rest = [a for a in term.args if not a.is_Add]
+            if len(sums) == 1 and all(a.is_Integer or str(a) in self.scalar_names for a in rest):
+                inner = [n for t in sympy.Add.make_args(sums[0]) for n in self.term_pairs(t)]
+                scale = [self.value(a) for a in rest]
+                if all(a in self.scalar_names for a in inner[::2]):
+                    return [n for a, b in zip(inner[::2], inner[1::2]) for n in (self.scalar_product(scale + [a]), b)]
+                t = self.fresh()
+                self.lines.append(f"{t} = raw_dot(_P, {', '.join(inner)})")
+                self.computed.append(t)
+                return [self.scalar_product(scale), t]
+        num, den = self.factors(term) if term.is_Mul or term.is_Pow else ([self.value(term)], [])
+        return [self.quotient(num, den), "_ONE"] if den else self.pair(num)
+
+    def quotient(self, num, den):
+        """A name of ``prod(num) / prod(den)``, rounded once."""
+        t = self.fresh()
+        self.lines.append(f"{t} = raw_div(_P, {self.exact_product(num)}, {self.exact_product(den)})")
+        self.computed.append(t)
+        return t
 
 
 _CACHE = Memo("integrators.lower.steps", 64)

@@ -45,6 +45,17 @@ unknowns nor the state (a linear system with any implicit Runge-Kutta scheme, a
 discrete-gradient scheme of a quadratic energy) it is *constant*: factorized once per
 binding (h fixed) and reused for every step and every trajectory.
 
+Structure (numpy, :mod:`integrators.stage_sparsity`): from ``STRUCTURE_MIN_UNKNOWNS``
+unknowns on, the sparsity pattern of the stage Jacobian is read off the symbolic equations
+(structural zeros: the unknown does not occur, or the derivative is the exact zero); a banded
+pattern (in the given order or after a reverse Cuthill-McKee permutation) is solved by
+LAPACK's band LU (``dgbtrf``/``dgbtrs``), a sparse one by ``scipy.sparse.linalg.splu``, one
+matrix per trajectory (a batch loops over its trajectories: the vectorized dense elimination
+is kept below ``STRUCTURE_MIN_UNKNOWNS``, where it is faster), in every mode and with the
+same factorization reuse; only the nonzero entries are evaluated.  ``StageSolver.linear_solver``
+and ``NewtonRecord.linear_solver`` say which: ``"banded(l,u)"``, ``"sparse"`` or ``"dense"``.
+A whole run with Newton's method inside compiled C: :mod:`integrators.compiled_newton`.
+
 Convergence: ``max |delta u| <= tol * (1 + max |u|)`` per trajectory, with ``tol``
 1e-13 for float64 and ``10**(5 - dps)`` for mpmath unless given; the simplified
 iteration converges only linearly, so it also requires the error estimate
@@ -81,6 +92,7 @@ from geomcheck.errors import InvalidArgumentError, SingularMatrixError
 
 from .codegen import Kernel
 from .errors import NewtonConvergenceError
+from .stage_sparsity import STRUCTURE_MIN_UNKNOWNS, stage_pattern
 
 __all__ = ["newton_numpy", "newton_mpmath", "DEFAULT_TOL", "NEWTON_MODES", "DEFAULT_NEWTON", "check_newton_mode",
            "StageStructure", "stage_structure", "StageSolver", "NewtonRecord", "COUNTS"]
@@ -370,6 +382,9 @@ class NewtonRecord:
     (see :class:`StageSolver`): ``solves`` calls, ``iterations`` batch iterations, ``jacobians``
     batch Jacobian evaluations, ``factorizations`` matrices factorized, ``refreshes`` stale
     factorizations replaced, ``fallbacks`` trajectories handed to full Newton.
+    ``linear_solver`` is the linear algebra chosen from the stage Jacobian's sparsity pattern
+    (:mod:`integrators.stage_sparsity`): ``"dense"``, ``"banded(l,u)"`` or ``"sparse"``
+    (several stage maps: their distinct choices joined by ``+``).
     """
 
     mode: str
@@ -380,15 +395,20 @@ class NewtonRecord:
     factorizations: int = 0
     refreshes: int = 0
     fallbacks: int = 0
+    linear_solver: str = "dense"
 
     @classmethod
     def of(cls, mode: str, solvers, totals: dict | None = None) -> "NewtonRecord":
         """The record of ``solvers`` (StageSolver objects), plus the ``totals`` of solvers already gone."""
         counts = dict.fromkeys(COUNTS, 0) if totals is None else dict(totals)
+        kinds = []
         for solver in solvers:
             for key in COUNTS:
                 counts[key] += solver.counts[key]
-        return cls(mode, "newton", **counts)
+            kind = getattr(solver, "linear_solver", "dense")
+            if kind not in kinds:
+                kinds.append(kind)
+        return cls(mode, "newton", **counts, linear_solver="+".join(kinds) or "dense")
 
     @classmethod
     def summed(cls, records) -> "NewtonRecord | None":
@@ -397,7 +417,8 @@ class NewtonRecord:
         if not records or any(r is None for r in records):
             return None
         first = records[0]
-        return cls(first.mode, first.method, **{key: sum(getattr(r, key) for r in records) for key in COUNTS})
+        return cls(first.mode, first.method, **{key: sum(getattr(r, key) for r in records) for key in COUNTS},
+                   linear_solver=first.linear_solver)
 
 
 # ------------------------------------------------------------------------ simplified Newton
@@ -432,8 +453,9 @@ def stage_structure(L) -> StageStructure:
     if hit is not None and hit[0] is L:
         return hit[1]
     unknowns, coords = set(L.unknowns), set(L.coords)
-    affine = not any(e.free_symbols & unknowns for e in L.jacobian)
-    constant = affine and not any(e.free_symbols & coords for e in L.jacobian)
+    entries = stage_pattern(L).entries          # the structurally nonzero entries of the Jacobian
+    affine = not any(e.free_symbols & unknowns for e in entries)
+    constant = affine and not any(e.free_symbols & coords for e in entries)
     result = StageStructure(affine, constant)
     _STRUCTURES.put(id(L), (L, result))    # lowered steps are cached and immutable; the entry keeps L alive
     return result
@@ -499,6 +521,102 @@ class _Factors:
         return np.matmul(inv, b.T[..., None])[..., 0].T
 
 
+class _StructuredFactors:
+    """Factorized structured Jacobians of a batch (one per trajectory): band LU or sparse LU.
+
+    The interface of :class:`_Factors`; the Jacobian values in a kernel output are the
+    pattern's nonzero entries (``out[m:m + nnz]``), in the pattern's order.
+    """
+
+    def __init__(self, pattern, n):
+        from scipy.linalg import lapack
+
+        self.pattern, self.m, self.n = pattern, pattern.m, n
+        self.valid = np.zeros(n, dtype=bool)
+        self.rows, self.cols = pattern.permuted()
+        self.perm = None if pattern.perm is None else np.asarray(pattern.perm, dtype=np.intp)
+        self.band = pattern.banded
+        self.lu = [None] * n
+        if self.band:
+            self.kl, self.ku = pattern.lower, pattern.upper
+            self.width = 2 * self.kl + self.ku + 1
+            self._gbtrf, self._gbtrs = lapack.dgbtrf, lapack.dgbtrs
+            self.band_rows = self.kl + self.ku + self.rows - self.cols     # LAPACK band storage
+        else:
+            order = np.lexsort((self.rows, self.cols))                        # column-major: CSC
+            self.csc_order = order
+            self.csc_indices = self.rows[order]
+            self.csc_indptr = np.searchsorted(self.cols[order], np.arange(self.m + 1))
+
+    def _values(self, out, k):
+        m, nnz = self.m, len(self.rows)
+        V = np.empty((nnz, k))
+        for e in range(nnz):
+            V[e] = out[m + e]
+        return V
+
+    def factor(self, out, idx):
+        """Factorize the Jacobians in ``out`` (the structured kernel's output) for the trajectories ``idx``."""
+        from scipy.sparse import csc_matrix
+        from scipy.sparse.linalg import splu
+
+        k = idx.size
+        V = self._values(out, k)
+        bad = ~np.isfinite(V).all(axis=0)
+        for r in range(k):
+            self.lu[idx[r]] = None
+            if bad[r]:
+                continue
+            if self.band:
+                ab = np.zeros((self.width, self.m), order="F")
+                ab[self.band_rows, self.cols] = V[:, r]
+                lu, piv, info = self._gbtrf(ab, self.kl, self.ku, overwrite_ab=1)
+                if info != 0:
+                    bad[r] = True
+                    continue
+                self.lu[idx[r]] = (lu, piv)
+            else:
+                A = csc_matrix((V[self.csc_order, r], self.csc_indices, self.csc_indptr), shape=(self.m, self.m))
+                try:
+                    self.lu[idx[r]] = splu(A)
+                except RuntimeError:          # "Factor is exactly singular"
+                    bad[r] = True
+        self.valid[idx] = ~bad
+        return bad
+
+    def _solve_one(self, f, b):
+        if self.band:
+            x, info = self._gbtrs(f[0], self.kl, self.ku, b, f[1])
+            return x if info == 0 else np.full_like(np.asarray(b, dtype=float), np.nan)
+        return f.solve(b)
+
+    def solve(self, b, idx=None):
+        """``J^{-1} b`` for the trajectories ``idx`` (None: all); ``b`` has shape (m, len)."""
+        idx = np.arange(self.n) if idx is None else idx
+        bp = b if self.perm is None else b[self.perm]
+        z = np.empty_like(bp)
+        for r, t in enumerate(idx):
+            f = self.lu[t]
+            z[:, r] = np.nan if f is None else self._solve_one(f, np.ascontiguousarray(bp[:, r]))
+        if self.perm is None:
+            return z
+        delta = np.empty_like(z)
+        delta[self.perm] = z
+        return delta
+
+    def solve_shared(self, b, t=0):
+        """``J_t^{-1} b`` for every column of ``b`` with the one factorization of trajectory ``t``."""
+        bp = b if self.perm is None else b[self.perm]
+        f = self.lu[t]
+        z = self._solve_one(f, np.asfortranarray(bp)) if self.band else f.solve(np.asfortranarray(bp))
+        z = np.asarray(z).reshape(bp.shape)
+        if self.perm is None:
+            return z
+        delta = np.empty_like(z)
+        delta[self.perm] = z
+        return delta
+
+
 class StageSolver:
     """Solves the stage equations of one bound implicit step in one of :data:`NEWTON_MODES`.
 
@@ -512,13 +630,26 @@ class StageSolver:
     ``fallbacks`` (trajectories handed to full Newton by ``"auto"``).  ``"full"`` is
     :func:`newton_numpy` / :func:`newton_mpmath`, counted the same way (one Jacobian
     evaluation per batch iteration, one factorization per active trajectory).
+
+    ``structure`` (default True): use the stage Jacobian's sparsity pattern when it is banded
+    or sparse (numpy, at least ``STRUCTURE_MIN_UNKNOWNS`` unknowns; see the module
+    docstring); False keeps the dense path.  ``linear_solver`` says which was chosen.
     """
 
-    def __init__(self, bound, mode="full"):
+    def __init__(self, bound, mode="full", structure=True):
         self.mode = check_newton_mode(mode)
         self.bound = bound
         self.lowered = bound.lowered
         self.structure = stage_structure(self.lowered) if self.mode != "full" else None
+        # the sparsity pattern of the stage Jacobian (numpy; see integrators.stage_sparsity): a
+        # banded or sparse pattern replaces the dense Jacobian and its LU by its nonzero entries
+        self.pattern = None
+        self.linear_solver = "dense"
+        if structure and bound.backend == "numpy" and self.lowered.m >= STRUCTURE_MIN_UNKNOWNS:
+            pattern = stage_pattern(self.lowered)
+            if pattern.kind != "dense":
+                self.pattern, self.linear_solver = pattern, pattern.kind
+        self._jac_scalars = None
         self.counts = dict.fromkeys(COUNTS, 0)
         self._factors = None           # numpy: _Factors of the batch
         self._constant = None          # the one factorization of a constant Jacobian
@@ -540,13 +671,14 @@ class StageSolver:
         B = self.bound
         self.counts["solves"] += 1
         if self.mode == "full":
-            return newton_numpy(self.lowered, B.S, y, tol=B.tol, max_iter=B.max_iter, step_index=step_index,
-                                counts=self.counts)
+            return self._full_numpy(y, step_index)
         L = self.lowered
         n = y[0].shape[0]
         U0 = np.empty((L.m, n))
         for k, g in enumerate(L.guess.kernel(B.S["guess"], *y)):
             U0[k] = g
+        if self.pattern is not None and self.structure.affine:
+            return self._affine_structured(y, U0, step_index)
         if self.structure.constant:
             return self._constant_numpy(y, U0, step_index)
         if self.structure.affine:
@@ -557,6 +689,97 @@ class StageSolver:
             return newton_numpy(L, B.S, y, tol=B.tol, max_iter=B.max_iter, step_index=step_index,
                                 counts=self.counts)
         return self._simplified_numpy(y, U0, step_index)
+
+    def _full_numpy(self, y, step_index, trajectories=None):
+        """Full Newton: today's dense batch iteration, or the structured one when there is a pattern."""
+        B = self.bound
+        if self.pattern is None:
+            return newton_numpy(self.lowered, B.S, y, tol=B.tol, max_iter=B.max_iter, step_index=step_index,
+                                trajectories=trajectories, counts=self.counts)
+        return self._full_structured(y, step_index, trajectories)
+
+    def _with_jacobian(self, args):
+        """The equations then the Jacobian (dense row by row, or the pattern's nonzero entries) at ``args``."""
+        if self.pattern is None:
+            return self.lowered.residual.kernel(self.bound.S["residual"], *args)
+        K = self.pattern.kernel(self.lowered)
+        if self._jac_scalars is None:
+            self._jac_scalars = K.scalars(*self.bound.values)
+        return K.kernel(self._jac_scalars, *args)
+
+    def _new_factors(self, n):
+        return _Factors(self.lowered.m, n) if self.pattern is None else _StructuredFactors(self.pattern, n)
+
+    def _full_structured(self, y, step_index, trajectories=None):
+        """Full Newton (a fresh structured Jacobian and LU every iteration), the rule of :func:`newton_numpy`."""
+        B, L = self.bound, self.lowered
+        tol = DEFAULT_TOL if B.tol is None else B.tol
+        m, batch = L.m, y[0].shape[0]
+        names = np.arange(batch) if trajectories is None else np.asarray(trajectories)
+        U = np.empty((m, batch))
+        for k, g in enumerate(L.guess.kernel(B.S["guess"], *y)):
+            U[k] = g
+        active = np.arange(batch)
+        last_res = np.zeros(batch)
+        for it in range(1, B.max_iter + 1):
+            ya = [c[active] for c in y]
+            Ua = U[:, active]
+            n = active.size
+            out = self._with_jacobian([*ya, *Ua])
+            self.counts["iterations"] += 1
+            self.counts["jacobians"] += 1
+            self.counts["factorizations"] += n
+            F = np.empty((m, n))
+            for k in range(m):
+                F[k] = out[k]
+            last_res[active] = np.abs(F).max(axis=0)
+            fac = self._new_factors(n)
+            bad = fac.factor(out, np.arange(n))
+            F *= -1.0
+            delta = fac.solve(F)
+            bad |= ~np.isfinite(delta).all(axis=0)
+            if bad.any():
+                _fail(names[active[bad]], last_res[active[bad]], batch, step_index, it,
+                      "a singular Jacobian or a non-finite value")
+            Ua = Ua + delta
+            done = np.abs(delta).max(axis=0) <= tol * (1.0 + np.abs(Ua).max(axis=0))
+            U[:, active] = Ua
+            if done.all():
+                return [U[k] for k in range(m)]
+            active = active[~done]
+        _fail(names[active], last_res[active], batch, step_index, B.max_iter, "no convergence")
+
+    def _affine_structured(self, y, U0, step_index):
+        """Affine equations with a pattern: one structured solve (one factorization per binding if constant)."""
+        m, n = self.lowered.m, U0.shape[1]
+        if self.structure.constant:
+            if self._constant is None:
+                out = self._with_jacobian([*[c[:1] for c in y], *U0[:, :1]])
+                fac = self._new_factors(1)
+                self.counts["jacobians"] += 1
+                self.counts["factorizations"] += 1
+                if fac.factor(out, np.arange(1))[0]:
+                    _fail(np.arange(n), self._residual_norms(y, U0), n, step_index, 0,
+                          "the stage equations are linear with a singular matrix")
+                self._constant = fac
+            b = np.empty((m, n))
+            for k, o in enumerate(self._equations([*y, *U0])):
+                b[k] = o
+            b *= -1.0
+            delta = self._constant.solve_shared(b)
+        else:
+            out = self._with_jacobian([*y, *U0])
+            fac = self._new_factors(n)
+            fac.factor(out, np.arange(n))
+            b = np.empty((m, n))
+            for k in range(m):
+                b[k] = out[k]
+            b *= -1.0
+            delta = fac.solve(b)
+            self.counts["jacobians"] += 1
+            self.counts["factorizations"] += n
+        self.counts["iterations"] += 1
+        return self._accept_single_solve(y, U0, delta, step_index, "a singular Jacobian or a non-finite value")
 
     def _residual_norms(self, y, U):
         out = self._equations([*y, *U])
@@ -615,7 +838,7 @@ class StageSolver:
         everyone = idx.size == fac.n
         ya = y if everyone else [c[idx] for c in y]
         Ua = U0 if everyone else U0[:, idx]
-        out = self.lowered.residual.kernel(self.bound.S["residual"], *ya, *Ua)
+        out = self._with_jacobian([*ya, *Ua])
         self.counts["jacobians"] += 1
         self.counts["factorizations"] += idx.size
         return idx[fac.factor(out, idx)], out[:self.lowered.m]
@@ -676,9 +899,9 @@ class StageSolver:
         return np.concatenate(failed)
 
     def _simplified_numpy(self, y, U0, step_index):
-        L, m, n = self.lowered, self.lowered.m, U0.shape[1]
+        m, n = self.lowered.m, U0.shape[1]
         if self._factors is None or self._factors.n != n:
-            self._factors = _Factors(m, n)
+            self._factors = self._new_factors(n)
         fac = self._factors
         result = np.empty((m, n))
         res = np.zeros(n)
@@ -710,9 +933,7 @@ class StageSolver:
         if hard.size:
             if self.mode == "auto":
                 self.counts["fallbacks"] += hard.size
-                U = newton_numpy(L, self.bound.S, [c[hard] for c in y], tol=self.bound.tol,
-                                 max_iter=self.bound.max_iter, step_index=step_index, trajectories=hard,
-                                 counts=self.counts)
+                U = self._full_numpy([c[hard] for c in y], step_index, trajectories=hard)
                 for k in range(m):
                     result[k, hard] = U[k]
             else:

@@ -13,13 +13,15 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
+import sympy
 
 import geomcheck as gc
 from geomcheck.errors import InvalidArgumentError
 
 from .backends import backend_for
 from .compensated import increment_of
-from .compiled import compiled_run
+from .compiled import compiled_run, find_compiler
+from .compiled_newton import compiled_newton_run
 from .errors import CompiledPathWarning, NotLowerableError
 from .linear_implicit import linear_implicit_step
 from .run_options import (C_LONG_LIMIT, RunOptions, check_count, check_dt, check_saved_size, check_t0, check_y0,
@@ -28,7 +30,8 @@ from .solution import FiniteWatch, Solution
 from .staged import lower_stages
 from .stepping import Observer, Stepper
 
-__all__ = ["CheckedRun", "check_run", "choose_runner", "run_pipeline", "saved_steps_of"]
+__all__ = ["CheckedRun", "check_run", "choose_runner", "run_pipeline", "saved_steps_of", "auto_choice", "AutoChoice",
+           "step_operations", "AUTO_MIN_SECONDS"]
 
 
 @dataclass(frozen=True)
@@ -68,26 +71,158 @@ def saved_steps_of(steps: int, save_every: int) -> np.ndarray:
     return saved if saved[-1] == steps else np.append(saved, np.int64(steps))
 
 
+#: backend="auto" compiles only a run the numpy path is estimated to take at least this long on
+AUTO_MIN_SECONDS = 5.0
+#: the cost model of backend="auto" (seconds, measured on the reference machine of the benchmarks):
+#: the numpy path pays the interpreter per array operation and then per element; the C loop per
+#: element; a build runs the compiler once per distinct step map (a cached library costs less)
+NUMPY_SECONDS_PER_OPERATION = 2.0e-6
+NUMPY_SECONDS_PER_ELEMENT = 3.0e-9
+C_SECONDS_PER_ELEMENT = 2.0e-10
+BUILD_SECONDS = 0.5
+BUILD_SECONDS_PER_OPERATION = 4.5e-3
+
+_OPERATIONS: dict = {}
+
+
+def step_operations(stages) -> tuple[int, int]:
+    """``(per step, distinct)``: the operations of one step (every stage) and of the distinct stage maps.
+
+    An operation is a distinct compound subexpression of a stage map (what the generated code
+    evaluates once common subexpressions are shared).
+
+    >>> import sympy, geomcheck as gc
+    >>> from integrators.schemes.base import Stage
+    >>> M = gc.Chart("q p"); q, p = M.coords; h = sympy.Symbol("h")
+    >>> step_operations([Stage(gc.Map(M, M, [q + h * p, p - h * q]))] * 2)    # h*p, q + h*p, -h*q, p - h*q
+    (8, 4)
+    """
+    per_step, distinct = 0, {}
+    for st in stages:
+        key = id(st.map)
+        hit = _OPERATIONS.get(key)
+        if hit is None or hit[0] is not st.map:
+            if len(_OPERATIONS) > 256:
+                _OPERATIONS.clear()
+            hit = _OPERATIONS[key] = (st.map, _count_operations(st.map.exprs))
+        per_step += hit[1]
+        distinct[key] = hit[1]
+    return per_step, sum(distinct.values())
+
+
+def _count_operations(exprs) -> int:
+    seen, stack = set(), [sympy.sympify(e) for e in exprs]
+    while stack:
+        e = stack.pop()
+        if e in seen or not e.args:
+            continue
+        seen.add(e)
+        stack.extend(e.args)
+    return max(1, len(seen))
+
+
+@dataclass(frozen=True)
+class AutoChoice:
+    """What backend="auto" chose (``path``: "compiled" or "numpy"), why (``reason``), and whether a long run
+    is left on numpy although the model wanted C (``wanted_compiled``)."""
+
+    path: str
+    reason: str
+    wanted_compiled: bool = False
+
+
+def auto_choice(stages, options: RunOptions, run: CheckedRun, step=None) -> AutoChoice:
+    """The choice of backend="auto" between the compiled C loop and the numpy path.
+
+    The cost model (estimated work = batch x steps x operations per step, :func:`step_operations`):
+
+    * numpy: ``steps * ops * (NUMPY_SECONDS_PER_OPERATION + batch * NUMPY_SECONDS_PER_ELEMENT)``;
+    * compiled: ``BUILD_SECONDS + BUILD_SECONDS_PER_OPERATION * distinct ops`` (the compiler, once)
+      ``+ steps * batch * ops * C_SECONDS_PER_ELEMENT``.
+
+    Compiled when a C compiler is present, the step is explicit and in double precision (not
+    compensated, no hand-written kernel), the numpy estimate is at least :data:`AUTO_MIN_SECONDS`
+    and more than twice the compiled one (so a short run, a test, stays on numpy and compiles
+    nothing); numpy otherwise.  mpmath is never chosen: the precision decides it.
+    """
+    if run.arithmetic.name != "numpy":
+        return AutoChoice("numpy", "multiprecision arithmetic runs on the mpmath path")
+    if step is not None or options.compensated:
+        return AutoChoice("numpy", "a hand-written kernel or compensated summation runs on the numpy path")
+    if not all(isinstance(st.map, gc.Map) for st in stages):
+        return AutoChoice("numpy", "an implicit step (Newton's method) runs on the numpy path")
+    if run.steps == 0:
+        return AutoChoice("numpy", "no steps to run")
+    batch = run.Y.shape[0]
+    dim = run.Y.shape[1]
+    # a first screen without looking at the map: every step evaluates at least one operation per coordinate
+    lower_bound = run.steps * len(stages) * dim * (NUMPY_SECONDS_PER_OPERATION + batch * NUMPY_SECONDS_PER_ELEMENT)
+    if lower_bound < AUTO_MIN_SECONDS / 50:
+        return AutoChoice("numpy", f"a short run (steps x batch x dim = {run.steps * batch * dim:.3g}): the numpy path,"
+                                   " nothing compiled")
+    ops, distinct = step_operations(stages)
+    t_numpy = run.steps * ops * (NUMPY_SECONDS_PER_OPERATION + batch * NUMPY_SECONDS_PER_ELEMENT)
+    t_c = BUILD_SECONDS + BUILD_SECONDS_PER_OPERATION * distinct + run.steps * batch * ops * C_SECONDS_PER_ELEMENT
+    estimate = (f"estimated work {run.steps * batch * ops:.3g} operations (steps {run.steps} x batch {batch} x"
+                f" {ops} per step): numpy ~{t_numpy:.3g} s, compiled ~{t_c:.3g} s with the build")
+    if t_numpy < AUTO_MIN_SECONDS or t_numpy <= 2 * t_c:
+        return AutoChoice("numpy", estimate)
+    if run.steps >= C_LONG_LIMIT or run.save_every >= C_LONG_LIMIT:
+        return AutoChoice("numpy", f"{estimate}; steps beyond the compiled loop's range", True)
+    if find_compiler() is None:
+        return AutoChoice("numpy", f"{estimate}; no C compiler found (set $CC)", True)
+    return AutoChoice("compiled", estimate)
+
+
 def choose_runner(stages, coords, scalars, base, time, options: RunOptions, run: CheckedRun, step=None):
     """``(runner, path, note)``: what runs the steps, which path that is, and the library or why not compiled.
 
     ``step``: a ready step (a system's kernel) instead of the one lowered from ``stages``.
+    backend="auto": :func:`auto_choice` decides, and ``note`` says what it chose and why.
     """
     arithmetic = run.arithmetic
     note = None
+    if options.backend == "auto":
+        choice = auto_choice(stages, options, run, step)
+        if choice.path == "compiled":
+            try:
+                runner = compiled_run(stages, scalars, time, base, run.t0)
+                return runner, "compiled", f"auto: compiled ({choice.reason}); library {runner.library}"
+            except NotLowerableError as exc:      # CompilerUnavailableError included
+                choice = AutoChoice("numpy", f"{choice.reason}; the compiled path could not run: {exc}", True)
+        note = f"auto: numpy ({choice.reason})"
+        if choice.wanted_compiled:
+            warnings.warn(f"integrate: a long run on the numpy path (backend='auto'): {choice.reason}",
+                          CompiledPathWarning, stacklevel=4)
+    if options.backend == "jax":
+        from .jax_backend import jax_run     # lazily: jax is an optional dependency
+
+        runner = jax_run(stages, scalars, time, base, run.t0, options.solver_options())
+        return runner, "jax", runner.device
     if options.backend == "compiled":
+        explicit = all(isinstance(st.map, gc.Map) for st in stages)
         try:
-            runner = compiled_run(stages, scalars, time, base, run.t0)
+            if explicit:
+                runner = compiled_run(stages, scalars, time, base, run.t0)
+            else:
+                # one implicit stage: Newton's method in C, the stage Jacobian's band structure used
+                runner = compiled_newton_run(stages, scalars, time, base, tol=options.tol,
+                                             max_iter=options.max_iter, newton=options.newton)
             return runner, "compiled", runner.library
         except NotLowerableError as exc:      # CompilerUnavailableError included
             note = str(exc)
         warnings.warn(f"integrate: the numpy path ran instead of the compiled one: {note}", CompiledPathWarning,
                       stacklevel=4)
     explicit = all(isinstance(st.map, gc.Map) for st in stages)
-    if step is None and arithmetic.name == "numpy" and not options.compensated and len(stages) == 1 \
+    if step is None and arithmetic.name in ("numpy", "mpmath") and not options.compensated and len(stages) == 1 \
             and time is None and not explicit:
-        # a linear implicit step: A factored once per step size, no Newton (None when not linear)
+        # a linear implicit step: A factored once per step size, no Newton (None when not linear); its form
+        # (the increment matrix, or a solve per step) by linear_implicit.resolve_form, recorded in the note
         step = linear_implicit_step(stages[0].map, scalars)
+        if step is not None:
+            step = step.with_form(options.linear_solve)
+            described = step.description(arithmetic.name == "mpmath")
+            note = described if note is None else f"{note}; {described}"
     if step is None:
         step = lower_stages(stages, backend=arithmetic.name, parameters=scalars, time=time)
     increment = increment_of(step, stages, coords, scalars, arithmetic) if options.compensated else None

@@ -49,9 +49,9 @@ def _stages_of(step_map) -> tuple:
 
 def run_map(step_map: Any, y0: Any, *, dt: Any, steps: int, step: sympy.Symbol | None = None,
             params: Mapping[sympy.Symbol, Any] | None = None, time: sympy.Symbol | None = None, t0: Any = 0,
-            save_every: int = 10, backend: str = "numpy", dps: int | None = None, tol: Any = None,
+            save_every: int = 10, backend: str = "auto", dps: int | None = None, tol: Any = None,
             max_iter: int = 50, newton: str = "auto", compensated: bool = False, progress: bool | None = None,
-            observe: Callable | None = None) -> Solution:
+            observe: Callable | None = None, linear_solve: str = "auto") -> Solution:
     """Run ``step_map`` from ``y0`` for ``steps`` steps of size ``dt``.
 
     Parameters
@@ -60,8 +60,9 @@ def run_map(step_map: Any, y0: Any, *, dt: Any, steps: int, step: sympy.Symbol |
         The step of a chart to itself (the state's coordinates are the chart's, in its order).
         Stages are applied in order, each with the step ``factor * h`` (and time ``t + offset h``).
     y0 : array_like, shape (dim,) or (batch, dim)
-    dt, steps, save_every, t0, backend, dps, tol, max_iter, newton, compensated, progress, observe
-        As for :func:`integrators.integrate` (no stability check: there is no system to check against).
+    dt, steps, save_every, t0, backend, dps, tol, max_iter, newton, compensated, progress, observe, linear_solve
+        As for :func:`integrators.integrate` (no stability check: there is no system to check against);
+        ``backend="auto"`` (default) compiles a long explicit run and runs a short one on numpy.
     step : Symbol, optional
         The step-size symbol of the map (default: the map's own ``step``, else ``h``).
     params : dict, optional
@@ -107,7 +108,8 @@ def run_map(step_map: Any, y0: Any, *, dt: Any, steps: int, step: sympy.Symbol |
     for s, v in params.items():
         if not is_finite_real(v) or (isinstance(v, sympy.Basic) and not v.is_number):
             raise InvalidArgumentError(f"run_map: the value {v!r} of {s} is not a finite real number")
-    options = check_options(backend, dps, tol, max_iter, newton, compensated, progress, check_stability=False)
+    options = check_options(backend, dps, tol, max_iter, newton, compensated, progress, check_stability=False,
+                            linear_solve=linear_solve)
     run = check_run(y0, len(coords), coords, dt, steps, save_every, t0, options)
     scalars = [step, *constants] + ([time] if time is not None else [])
     return run_pipeline(run, stages, coords, scalars, [params[s] for s in constants], time, options, observe,

@@ -34,9 +34,11 @@ from .newton import DEFAULT_NEWTON, check_newton_mode
 
 __all__ = ["RunOptions", "check_options", "BACKENDS", "C_LONG_LIMIT", "MIN_DPS", "DEFAULT_DPS", "to_mpf", "check_count",
            "check_flag", "check_tolerance", "is_finite_real", "check_dt", "check_t0", "check_y0", "parameter_values",
-           "check_saved_size", "SAVED_MEMORY_SHARE", "ProgressBar", "progress_bar"]
+           "check_saved_size", "SAVED_MEMORY_SHARE", "LINEAR_SOLVE_FORMS", "ProgressBar", "progress_bar"]
 
-BACKENDS = ("numpy", "mpmath", "compiled")
+#: the forms of a linear implicit step (integrators.linear_implicit): "auto" chooses by its rule
+LINEAR_SOLVE_FORMS = ("auto", "matrix", "solve")
+BACKENDS = ("auto", "numpy", "mpmath", "compiled", "jax")
 MIN_DPS = 15
 DEFAULT_DPS = 50
 #: step counts handed to the compiled C loop stay below this (a C long, with room for n + save_every)
@@ -51,7 +53,8 @@ class RunOptions:
 
     Attributes
     ----------
-    backend : "numpy", "mpmath" or "compiled"
+    backend : "auto", "numpy", "mpmath", "compiled" or "jax"
+        ("auto": the run pipeline picks compiled or numpy by its cost model, :func:`integrators.pipeline.auto_choice`)
     dps : int or None       decimal digits (mpmath only)
     tol : float, mpf or None  Newton tolerance (None: the solver's default for the precision)
     max_iter : int          Newton iterations per step
@@ -60,6 +63,8 @@ class RunOptions:
     progress : bool or None the progress bar (None: when stderr is a terminal)
     check_stability : bool  the linear stability check of explicit steps
     use_kernel : bool       the system's hand-written kernel as the vector field
+    linear_solve : "auto", "matrix" or "solve"  the form of a linear implicit step
+        (:func:`integrators.linear_implicit.resolve_form`)
     """
 
     backend: str = "numpy"
@@ -71,10 +76,11 @@ class RunOptions:
     progress: bool | None = None
     check_stability: bool = True
     use_kernel: bool = False
+    linear_solve: str = "auto"
 
     @property
     def precision(self) -> str:
-        """The arithmetic of the run: "mpmath" or "numpy" (double precision, compiled included)."""
+        """The arithmetic of the run: "mpmath" or "numpy" (double precision: auto, compiled and jax included)."""
         return "mpmath" if self.backend == "mpmath" else "numpy"
 
     def solver_options(self) -> dict:
@@ -83,8 +89,14 @@ class RunOptions:
 
 
 def check_options(backend="numpy", dps=None, tol=None, max_iter=50, newton=DEFAULT_NEWTON, compensated=False,
-                  progress=None, check_stability=True, use_kernel=False) -> RunOptions:
+                  progress=None, check_stability=True, use_kernel=False, linear_solve="auto") -> RunOptions:
     """Check every option of a run and return them as :class:`RunOptions` (named errors otherwise)."""
+    if not isinstance(linear_solve, str) or linear_solve not in LINEAR_SOLVE_FORMS:
+        raise InvalidArgumentError(f"linear_solve must be one of {', '.join(map(repr, LINEAR_SOLVE_FORMS))}, got"
+                                   f" {linear_solve!r}")
+    if linear_solve == "matrix" and backend == "mpmath":
+        raise InvalidArgumentError("linear_solve='matrix' is for double precision; backend='mpmath' solves every step"
+                                   " (linear_solve='solve' or 'auto')")
     if not isinstance(backend, str) or backend not in BACKENDS:
         raise InvalidArgumentError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, got {backend!r}")
     if backend == "mpmath":
@@ -95,17 +107,20 @@ def check_options(backend="numpy", dps=None, tol=None, max_iter=50, newton=DEFAU
     elif dps is not None:
         raise InvalidArgumentError(f"dps applies to backend='mpmath' only; {backend} runs in double precision")
     use_kernel = check_flag(use_kernel, "use_kernel")
+    if backend == "auto" and (use_kernel or compensated is True):
+        backend = "numpy"      # the kernel and compensated summation run on the numpy path only
     if use_kernel and (backend != "numpy" or compensated is not False):
         raise SchemeNotApplicableError(f"use_kernel=True runs the hand-written numpy kernel: backend='numpy' and"
                                        f" compensated=False are needed (got backend={backend!r},"
                                        f" compensated={compensated!r})")
     compensated = check_flag(compensated, "compensated")
-    if compensated and backend == "compiled":
-        raise InvalidArgumentError("compensated summation is not available on backend='compiled'; use numpy")
+    if compensated and backend in ("compiled", "jax"):
+        raise InvalidArgumentError(f"compensated summation is not available on backend={backend!r}; use numpy")
     return RunOptions(backend=backend, dps=dps, tol=check_tolerance(tol, backend, dps),
                       max_iter=check_count(max_iter, "max_iter", 1), newton=check_newton_mode(newton),
                       compensated=compensated, progress=check_flag(progress, "progress", allow_none=True),
-                      check_stability=check_flag(check_stability, "check_stability"), use_kernel=use_kernel)
+                      check_stability=check_flag(check_stability, "check_stability"), use_kernel=use_kernel,
+                      linear_solve=linear_solve)
 
 
 # ------------------------------------------------------------------------ numbers

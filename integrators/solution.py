@@ -102,6 +102,7 @@ class Solution:
 
         Each of shape ``(n_saved, batch)`` or ``(n_saved,)`` (dtype object of mpf for mpmath): how far
         the run has left the constraint manifold, in positions and in the hidden (velocity) constraints.
+        A system with velocity constraints only (nonholonomic) has no position constraints: ``g`` is 0.
         """
         residuals = getattr(self.system, "constraint_residuals", None)
         if residuals is None:
@@ -110,6 +111,8 @@ class Solution:
         values = dict(zip(residuals, map(abs, self.evaluate(list(residuals.values()), what="the constraints"))))
         g = [v for name, v in values.items() if name.startswith("g")]
         c = [v for name, v in values.items() if name.startswith("c")]
+        if not g:        # velocity constraints only: nothing to leave in the positions
+            g = [np.zeros_like(c[0])]
         return functools.reduce(np.maximum, g), functools.reduce(np.maximum, c)
 
     def system_or_error(self, what: str) -> Any:

@@ -501,7 +501,7 @@ def check_step(system, scheme_obj, dt, Y, values, t=None):
                 f" multiplies the amplitude by sqrt(1 + (dt*omega)^2) per step; here omega_max = {omega:.6g}"
                 f" (largest |eigenvalue| of the Jacobian at y0) and dt*omega_max = {dt * omega:.4g}, a growth"
                 f" of up to {np.sqrt(1 + (dt * omega) ** 2):.6g} per step. Use a symplectic scheme for"
-                " oscillatory problems.", StabilityWarning, stacklevel=3)
+                " oscillatory problems.", StabilityWarning, stacklevel=4)
         return x_max, omega
     xf = float(x_max)
     if dt * omega >= xf:

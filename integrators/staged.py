@@ -92,7 +92,9 @@ def stage_values(values, stage, backend="numpy", time_index=None, dps=None) -> l
     dps = (dps or mpmath.mp.dps) + 10
     with mpmath.workdps(dps):
         def mp(v):
-            return v if isinstance(v, mpmath.mpf) else mpmath.mpf(sympy.N(sympy.sympify(v), dps))
+            if isinstance(v, (mpmath.mpf, str)):      # (sympify would make a decimal string a 15-digit Float)
+                return mpmath.mpf(v)
+            return mpmath.mpf(sympy.N(sympy.sympify(v), dps))
 
         h = mp(vals[0])
         vals[0] = mpmath.mpf(sympy.N(stage.factor, dps)) * h

@@ -60,13 +60,18 @@ settings.register_profile(
 settings.load_profile(os.environ.get("GEOMCHECK_HYPOTHESIS_PROFILE", "ci"))
 
 
-#: the test files that take longest (measured, CPU seconds on the 2-core machine: 86, 70, 50,
-#: 42, 26, 23, 22); pytest-xdist's ``--dist loadfile`` hands files to the workers in collection
-#: order, so these go first: otherwise the longest came last and one worker ran it alone while
-#: the other stood idle
-LONGEST_FIRST = ("tests/test_docs_papers.py", "tests/integrators/test_catalog.py", "tests/geomcheck/test_report.py",
-                 "tests/benchmarks/test_benchmarks_run.py", "tests/integrators/test_bench_quick.py",
-                 "tests/integrators/test_discrete_gradient_schemes.py", "tests/integrators/test_rattle.py")
+#: the test files that take longest (measured: the benchmarks' quick runs 87 s, the doc pages 71 s,
+#: the catalog 44 s, then 20-30 s each); with ``--no-loadscope-reorder`` (pyproject.toml)
+#: pytest-xdist's ``--dist loadfile`` hands files to the workers in collection order, so these go
+#: first: otherwise the longest came last and one worker ran it alone while the other stood idle
+LONGEST_FIRST = ("tests/test_docs_papers.py", "tests/benchmarks/test_benchmarks_run.py", "tests/integrators/test_catalog.py",
+                 "tests/geomcheck/test_report.py", "tests/integrators/test_spark.py",
+                 "tests/geomcheck/test_maps_implicit_scale.py", "tests/geomcheck/structures/test_natural.py",
+                 "tests/integrators/test_lower.py")
+#: the case studies' test files go last: the doc pages (first, on one worker) have run the quick
+#: profiles they share by then (the ``case_study_run`` fixture), where a case-study file taken early
+#: by the other worker made one of the two wait, idle, for the same run (about 30 s measured)
+LAST = "tests/casestudies/"
 
 
 def _longest_first(items):
@@ -75,13 +80,13 @@ def _longest_first(items):
 
     def key(item):
         path = os.path.relpath(str(item.path), root).replace(os.sep, "/")
-        return rank.get(path, len(rank))
+        return rank.get(path, len(rank) + (1 if path.startswith(LAST) else 0))
 
     items.sort(key=key)     # stable: every other file keeps its place and its tests their order
 
 
 def pytest_collection_modifyitems(config, items):
-    """Order the longest files first; skip the tests marked ``needs_pdflatex`` when pdflatex is not installed."""
+    """Order the longest files first and the case studies last; skip the tests marked ``needs_pdflatex`` when pdflatex is not installed."""
     _longest_first(items)
     marked = [item for item in items if item.get_closest_marker("needs_pdflatex")]
     if not marked:

@@ -21,12 +21,24 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from ..latex import Derivation, latex, tex_text
+from ..latex import Derivation, latex, summarize, tex_text
 
 if TYPE_CHECKING:
     from ..zero import ZeroDecision
 
 __all__ = ["Certificate", "point_by_name"]
+
+
+#: a factor or witness expression of more than this many nodes is described, not typeset
+_SHOWN_NODES = 1200
+
+
+def _shown(obj) -> str:
+    """LaTeX of a factor or witness; an expression too large to read is described (its size is
+    counted first, in O(``_SHOWN_NODES``) steps, so it is never typeset only to be dropped)."""
+    if isinstance(obj, sympy.Expr):
+        return summarize(obj, _SHOWN_NODES)
+    return latex(obj)
 
 
 def point_by_name(point: Mapping | None) -> dict | None:
@@ -179,9 +191,9 @@ class Certificate:
                     for k, v in list(self.counterexample.items())[:12]]
             verdict += r"\begin{align*}" + r"\\ ".join(rows) + r"\end{align*}"
         if self.factor is not None and self.holds is True:
-            verdict += r" The factor is $" + latex(self.factor) + "$."
+            verdict += r" The factor is $" + _shown(self.factor) + "$."
         if self.witness is not None and self.holds is True:
-            verdict += r" A witness is $" + latex(self.witness) + "$."
+            verdict += r" A witness is $" + _shown(self.witness) + "$."
         verdict += r" \emph{Soundness:} " + tex_text(self.evidence()) + "."
         return body + verdict + "\n"
 

@@ -55,7 +55,7 @@ from ..errors import (
     UnknownCoordinateError,
 )
 from ..forms import Form, d
-from ..latex import MAP_NODES, Derivation, expression_size, latex, summarize, summarize_map
+from ..latex import MAP_NODES, Derivation, expression_size, latex, summarize, summarize_map, summarize_text
 from ..maps import ImplicitMap, Map, pullback, substitute
 from ..domain import Domain, describe_pairs
 from ..signs import decide_sign, domain_point
@@ -73,6 +73,13 @@ _CANCEL_NODES = 2000
 _PFAFFIAN_MAX = 12
 #: seconds for proving a factor (or a Pfaffian) nowhere zero
 _SIGN_BUDGET = 5.0
+#: expressions named in a method's sentence are printed up to this many nodes, and described beyond
+_PHRASE_NODES = 2000
+#: an expression of more than this many nodes prints to more than 80 characters (every node
+#: prints at least a character or stands next to one: at most about 3 nodes a character)
+_NAMED_NODES = 400
+#: likewise for a 2-form of more than this many coefficient nodes and 120 characters
+_DESCRIBED_NODES = 600
 
 
 # ------------------------------------------------------------------------------------ input checks
@@ -430,7 +437,8 @@ def _sign_where_defined(expr, region, opaque=frozenset()):
         if den != 1:
             sn = decide_sign(num, region, opaque=opaque, budget=_SIGN_BUDGET)
             if sn.nowhere_zero:
-                return sn, f" where it is defined (its numerator {num} is {sn.verdict}; it has poles where {den} = 0)"
+                return sn, (f" where it is defined (its numerator {summarize_text(num, _PHRASE_NODES)} is {sn.verdict};"
+                            f" it has poles where {summarize_text(den, _PHRASE_NODES)} = 0)")
     return s, ""
 
 
@@ -442,8 +450,9 @@ def _nowhere_zero(expr, chart, region, opaque, what, relations=(), closed=None) 
     can still be recognised as the constant 1 or -1 there.
     """
     s, note = _sign_where_defined(expr, region, opaque)
-    text = str(expr)
-    named = f"{what} = {text}" if len(text) <= 80 else what
+    # counted before printed: a huge factor is never printed only to be found too long
+    text = str(expr) if expression_size(expr, _NAMED_NODES) <= _NAMED_NODES else None
+    named = f"{what} = {text}" if text is not None and len(text) <= 80 else what
     if closed is not None:
         named += f" (the computed factor equals this closed form: {closed.method})"
     if s.nowhere_zero:
@@ -474,7 +483,7 @@ def _nowhere_zero_for_small(expr, step, chart, region, opaque, what, relations=(
                       f"{'not finite' if at0.free_symbols.isdisjoint(opaque) else 'not explicit'}"), None, None
     holds, phrase, point, stage = _nowhere_zero(at0, chart, region, opaque, f"{what} at {step} = 0", relations)
     if holds is True:
-        return True, f"{what} tends to {at0} as {step} -> 0 and is nonzero for every sufficiently small {step} ({phrase})", \
+        return True, f"{what} tends to {summarize_text(at0, _PHRASE_NODES)} as {step} -> 0 and is nonzero for every sufficiently small {step} ({phrase})", \
             None, None
     if holds is False:
         point = dict(point or {})
@@ -487,8 +496,10 @@ def _nowhere_zero_for_small(expr, step, chart, region, opaque, what, relations=(
 
 
 def _describe(form: Form) -> str:
-    text = str(form)
-    return f"the 2-form {text}" if len(text) <= 120 else f"a 2-form with {len(form.terms)} components"
+    # counted before printed: a large form is never printed only to be found too long
+    small = expression_size(list(form.terms.values()), _DESCRIBED_NODES) <= _DESCRIBED_NODES
+    text = str(form) if small else None
+    return f"the 2-form {text}" if text is not None and len(text) <= 120 else f"a 2-form with {len(form.terms)} components"
 
 
 def _blocks(form: Form):
@@ -576,7 +587,7 @@ def _nondegeneracy(form: Form, who, region=None) -> tuple:
     for coords, pf in pfaffians:
         if decide_zero(pf, domain=region).is_zero is True:
             raise DegenerateFormError(
-                f"{who}: {name} is degenerate everywhere: the Pfaffian {pf} of its coefficient matrix (in {coords})"
+                f"{who}: {name} is degenerate everywhere: the Pfaffian {summarize_text(pf, _PHRASE_NODES)} of its coefficient matrix (in {coords})"
                 " vanishes identically"
             )
         s, note = _sign_where_defined(pf, region)
@@ -584,12 +595,12 @@ def _nondegeneracy(form: Form, who, region=None) -> tuple:
             where = ", ".join(f"{k} = {v}" for k, v in s.point.items())
             raise DegenerateFormError(
                 f"{who}: {name} degenerates at {where}, a point of the domain ({region.describe(chart.coords)}):"
-                f" the Pfaffian {pf} of its coefficient matrix vanishes there ({s.reason})"
+                f" the Pfaffian {summarize_text(pf, _PHRASE_NODES)} of its coefficient matrix vanishes there ({s.reason})"
             )
         if not s.nowhere_zero:
-            return (None, f"whether {name} is non-degenerate on the domain was not decided: the Pfaffian {pf} of its"
+            return (None, f"whether {name} is non-degenerate on the domain was not decided: the Pfaffian {summarize_text(pf, _PHRASE_NODES)} of its"
                     f" coefficient matrix is {s.verdict} ({s.reason})", None, None)
-        proved.append(f"{pf}: {s.verdict}{note}")
+        proved.append(f"{summarize_text(pf, _PHRASE_NODES)}: {s.verdict}{note}")
     phrase = "the form is non-degenerate on the domain"
     if proved:
         phrase += " (Pfaffians " + "; ".join(proved) + ")"
@@ -821,7 +832,7 @@ def certify_conformal_symplectic(phi: Map | ImplicitMap, omega: Form, *,
     else:
         constant = dk.zero_decision()
         phrase = (f"the factor is constant ({constant.method})" if constant.is_zero else
-                  f"the factor is not shown constant: d k = {dk} ({constant.method})")
+                  f"the factor is not shown constant: d k = {summarize_text(dk, _PHRASE_NODES)} ({constant.method})")
         D = _form_step(D, r"and $k$ must be constant:", r"\mathrm{d}k", dk, T, "N^{k}")
     conditions = [nondegenerate,
                   (constant.is_zero, phrase, constant.point if constant.is_zero is False else None, constant.stage)]

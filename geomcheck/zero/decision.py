@@ -14,6 +14,7 @@ import sympy
 
 from ..caches import Memo
 from ..domain import Domain, describe_pairs, shown_name
+from ..dense_lu import lu_determinant
 from ..errors import DomainError, ExpressionError, ImplicitMapError, InvalidArgumentError
 from ..jets import short_text
 from . import modular
@@ -1167,12 +1168,14 @@ def decide_jacobian_singular(relation: Relation, *, budget: float = 10.0, dps: i
     """Decide whether ``det(d equations / d unknowns)`` vanishes on the relation's solution manifold.
 
     The equations are solved by Newton's method at random points (as in the randomized
-    stage of :func:`decide_zero`) and the determinant of the Jacobian is evaluated there;
-    one that is clearly nonzero relative to the sizes of the Jacobian's rows and stays so
-    at twice the digits proves the Jacobian nonsingular (``is_zero`` False, the point in
-    ``point``).  When Newton's method fails at every point, the Jacobian is evaluated with
-    the unknowns drawn at random too: if it is singular there at every point it is
-    singular identically (``is_zero`` True); otherwise the answer is None.
+    stage of :func:`decide_zero`) and the Jacobian is factored there, its rows and columns
+    scaled to largest entry 1: no pivot at or below ``10**(-0.7 dps)``, and a determinant
+    that agrees at twice the digits, proves the Jacobian nonsingular (``is_zero`` False, the
+    point in ``point``).  Singular to working precision at ``dps`` and again at ``2 dps`` digits
+    at every point is the randomized evidence of a singular Jacobian (``is_zero`` True).  When
+    Newton's method fails at every point, the Jacobian is evaluated with the unknowns drawn at
+    random too: if it is singular there at every point, at both precisions, it is singular
+    identically (``is_zero`` True); otherwise the answer is None.
 
     Parameters
     ----------
@@ -1203,6 +1206,36 @@ def decide_jacobian_singular(relation: Relation, *, budget: float = 10.0, dps: i
         return _jacobian_singular(relation, budget, dps, points, seed, domain)
 
 
+def _determinant(ctx, J):
+    """``(det J, singular)``: ``singular`` when the matrix is singular to the working precision.
+
+    Rows and then columns are scaled to largest entry 1 (singularity does not depend on the scale of
+    an equation or of an unknown), and the scaled matrix is factored with partial pivoting: a pivot
+    at or below ``10**(-0.7 dps)`` means singular to working precision.  (A bound relative to
+    Hadamard's product of the row norms, used before, called nonsingular Jacobians of a few hundred
+    unknowns singular: their determinant can lie 100 orders below that product at condition 1e7.)
+    """
+    if not J:
+        return ctx.one, False
+    scale = ctx.one
+    rows = []
+    for row in J:
+        m = max(abs(x) for x in row)
+        if not m:
+            return ctx.zero, True
+        scale *= m
+        rows.append([x / m for x in row])
+    for k in range(len(rows)):
+        m = max(abs(row[k]) for row in rows)
+        if not m:
+            return ctx.zero, True
+        scale *= m
+        for row in rows:
+            row[k] /= m
+    det = lu_determinant(ctx, rows)        # 0 exactly when a pivot was at or below the threshold
+    return (ctx.zero, True) if not det else (det * scale, False)
+
+
 def _jacobian_singular(relation, budget, dps, points, seed, domain):
     start = time.monotonic()
     deadline = start + budget
@@ -1224,17 +1257,9 @@ def _jacobian_singular(relation, budget, dps, points, seed, domain):
     sampler = Sampler(domain, prog.digest(problem.eq_roots, seed), rel.small)
 
     def det_at(ctx, symv):
-        J = problem.jacobian_at(ctx, symv)
-        # relative to Hadamard's bound, a determinant below 10**(-0.7 dps) is rounding noise
-        bound = ctx.one
-        for row in J:
-            bound *= ctx.sqrt(ctx.fsum(abs(x) ** 2 for x in row))
-        if not bound:
-            return ctx.zero, True
-        det = ctx.det(ctx.matrix(J)) if J else ctx.one
-        return det, abs(det) <= bound * ctx.mpf(10) ** (-(7 * ctx.dps) // 10)
+        return _determinant(ctx, problem.jacobian_at(ctx, symv))
 
-    zero_points = failures = 0
+    zero_points = failures = ill_conditioned = 0
     try:
         with Alarm(deadline):
             for j in range(TRIES_PER_POINT * points):
@@ -1253,10 +1278,23 @@ def _jacobian_singular(relation, budget, dps, points, seed, domain):
                 except (BadPoint, ArithmeticError, ValueError, TypeError):
                     failures += 1
                     continue
-                if small_det:
-                    zero_points += 1
-                    continue
                 ctx2 = context(2 * dps)
+                if small_det:
+                    # singular to dps digits; an exact zero stays singular at twice the digits (a
+                    # nonsingular but ill-conditioned Jacobian does not): otherwise the point is not used
+                    try:
+                        pv2 = problem.evaluate(base, 2 * dps, j, start=pv.state, order=[])
+                        symv2 = problem.symvals(ctx2, base)
+                        symv2.update(zip(problem.unknown_nodes, pv2.state))
+                        _det2, small2 = det_at(ctx2, symv2)
+                    except (BadPoint, ArithmeticError, ValueError, TypeError):
+                        failures += 1
+                        continue
+                    if small2:
+                        zero_points += 1
+                    else:
+                        ill_conditioned += 1
+                    continue
                 try:
                     pv2 = problem.evaluate(base, 2 * dps, j, start=pv.state, order=[])
                     symv2 = problem.symvals(ctx2, base)
@@ -1276,20 +1314,23 @@ def _jacobian_singular(relation, budget, dps, points, seed, domain):
                 return ZeroDecision(True, "randomized",
                                     f"singular: the Jacobian's determinant vanishes at {_plural(zero_points, 'point')} "
                                     f"of the solution manifold ({dps} digits)")
-            if zero_points == 0:
+            if zero_points == 0 and not ill_conditioned:
                 # Newton failed everywhere: is the Jacobian singular even off the manifold?
                 free = 0
                 for j in range(points):
-                    ctx = context(dps)
                     base = {x: sampler.value(x, j) for x in draw_syms}
-                    symv = problem.symvals(ctx, base)
-                    for u in rel.unknowns:
-                        symv[prog.symbols[u]] = to_ctx(ctx, sampler.value(u, j))
-                    try:
-                        _det, small_det = det_at(ctx, symv)
-                    except (BadPoint, ArithmeticError, ValueError, TypeError):
-                        break
-                    if not small_det:
+                    singular = True
+                    for digits in (dps, 2 * dps):       # singular at both precisions, as above
+                        ctx = context(digits)
+                        symv = problem.symvals(ctx, base)
+                        for u in rel.unknowns:
+                            symv[prog.symbols[u]] = to_ctx(ctx, sampler.value(u, j))
+                        try:
+                            _det, small_det = det_at(ctx, symv)
+                        except (BadPoint, ArithmeticError, ValueError, TypeError):
+                            small_det = False
+                        singular = singular and small_det
+                    if not singular:
                         break
                     free += 1
                 if free == points:
@@ -1300,6 +1341,9 @@ def _jacobian_singular(relation, budget, dps, points, seed, domain):
     except Interrupted as exc:
         return ZeroDecision(None, "unknown", f"unknown: the check stopped: {_ran_out(exc, budget)}")
     why = (f"Newton's method failed at {_plural(failures, 'point')}" if failures else "no usable point")
+    if ill_conditioned:
+        why += (f"; the Jacobian was singular to {dps} digits but not to {2 * dps} at "
+                f"{_plural(ill_conditioned, 'point')} (too ill-conditioned to tell)")
     if zero_points:
         why += f", and the determinant vanished at {_plural(zero_points, 'point')} only"
     return ZeroDecision(None, "unknown", f"unknown: {why}")

@@ -20,7 +20,8 @@ from fractions import Fraction
 from sympy.core.function import AppliedUndef, Derivative, Subs
 import sympy
 
-from ..dense_lu import lu_determinant, lu_factor, lu_solve
+from ..calculus import diff
+from ..dense_lu import lu_determinant, lu_factor, lu_solve, solve_equilibrated
 from ..errors import ImplicitMapError, SingularMatrixError
 from .budget import check_deadline
 from .jets import to_jets
@@ -106,7 +107,8 @@ def prepare_relations(rels, memo, deadline) -> PreparedRelations:
 def _gradient(e, unknowns):
     """``[de/du for u in unknowns]``, differentiating only by the unknowns ``e`` contains."""
     present = e.free_symbols
-    return [e.diff(u) if u in present else sympy.S.Zero for u in unknowns]
+    # geomcheck's derivative: the arguments of undefined functions are read once, not per unknown
+    return [diff(e, u) if u in present else sympy.S.Zero for u in unknowns]
 
 
 class PointValues:
@@ -323,8 +325,8 @@ class NumericProblem:
                 J = [[vals[x] for x in row] for row in self.jac_roots]
                 try:
                     if len(F) == n:
-                        LU, perm = lu_factor(ctx, J)
-                        delta = lu_solve(LU, perm, [-f for f in F])
+                        # scaled: an equation or an unknown of size 1e-40 is not a singular Jacobian
+                        delta = solve_equilibrated(ctx, J, [-f for f in F])
                     else:
                         # more (consistent) equations than unknowns: Gauss-Newton, which
                         # converges quadratically on a zero-residual system

@@ -22,6 +22,7 @@
 - :mod:`.splitting`     splitting methods exp(a_1 h A) exp(b_1 h B) ... (Blanes-Moan, Yoshida's order 8)
 - :mod:`.quotients`     removable-singularity quotients: exact form, evaluation rule, Taylor expansion
 - :mod:`.spark`         Lobatto IIIA-IIIB (SPARK) for holonomic constraints, orders 2s - 2 (s = 2 is RATTLE)
+- :mod:`.nonholonomic`  nonholonomic RATTLE (order 2, symmetric) for linear velocity constraints
 - :mod:`.variational`   variational integrators of a Lagrangian (geomcheck.structures.variational)
 - :mod:`.lie_poisson`   splittings of Poisson systems into exact flows (rigid body, Lotka-Volterra)
 """
@@ -32,6 +33,7 @@ from .contact_splitting import ContactSplitting
 from .discrete_dirac import DiscreteDirac
 from .discrete_gradient import DiscreteGradientScheme
 from .partitioned import PartitionedRungeKutta
+from .nonholonomic import NonholonomicDiscreteDirac, NonholonomicRattle, NonholonomicRattleStart
 from .rattle import Rattle
 from .spark import SparkLobatto
 from .runge_kutta import RungeKutta
@@ -39,4 +41,4 @@ from .splitting import Splitting
 from .verlet import StormerVerlet
 
 __all__ = ["Scheme", "PROPERTIES", "RungeKutta", "PartitionedRungeKutta", "Composition", "StormerVerlet", "ContactSplitting",
-           "Rattle", "SparkLobatto", "DiscreteDirac", "DiscreteGradientScheme", "Splitting"]
+           "Rattle", "SparkLobatto", "NonholonomicRattle", "NonholonomicRattleStart", "NonholonomicDiscreteDirac", "DiscreteDirac", "DiscreteGradientScheme", "Splitting"]

@@ -62,6 +62,8 @@ REQUIREMENTS = {
                         " of a geomcheck.structures.CoupledNaturalSystem)"),
     "lagrangian": ("a Lagrangian system L(q, qdot), optionally forced (an integrators.systems.lagrangian"
                    " LagrangianSystem)"),
+    "nonholonomic": ("a mechanical system with linear velocity constraints A(q) qdot = 0 (a NonholonomicSystem of"
+                     " integrators.systems.nonholonomic)"),
 }
 
 #: requirements met by the system's ``kind`` alone: {requirement: kinds that meet it}
@@ -71,6 +73,7 @@ SYSTEM_KINDS = {
     "port-hamiltonian": frozenset({"port-hamiltonian"}),
     "coupled-natural": frozenset({"coupled-natural"}),
     "lagrangian": frozenset({"lagrangian"}),
+    "nonholonomic": frozenset({"nonholonomic"}),
 }
 
 

@@ -12,6 +12,7 @@
 - :mod:`.port_hamiltonian`  port-Hamiltonian systems with given inputs
 - :mod:`.poisson`           Poisson systems ``x' = P grad H`` (free rigid body, Lotka-Volterra)
 - :mod:`.lagrangian`        Lagrangian systems L(q, qdot) (optionally forced) on (q, p), p = dL/dqdot
+- :mod:`.nonholonomic`      linear velocity constraints ``A(q) qdot = 0`` (the knife edge)
 
 A system is written once, symbolically; its chart, form, vector field and energy are the
 geomcheck objects that certificates and lowered steps are built from.  Where geomcheck has
@@ -35,6 +36,7 @@ from .forced import ForcedHamiltonianSystem, StepOnSubmanifold, certify_step_on_
 from .hamiltonian import HamiltonianSystem
 from .lagrangian import LagrangianSystem
 from .poisson import PoissonSystem, lotka_volterra, rigid_body
+from .nonholonomic import NonholonomicSystem, knife_edge, knife_edge_exact_flow
 from .port_hamiltonian import PortHamiltonianSystem
 
 __all__ = [
@@ -52,6 +54,9 @@ __all__ = [
     "rigid_body",
     "lotka_volterra",
     "LagrangianSystem",
+    "NonholonomicSystem",
+    "knife_edge",
+    "knife_edge_exact_flow",
     "StepOnSubmanifold",
     "certify_step_on_submanifold",
     "certify_forced_form",

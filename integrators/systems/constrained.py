@@ -55,7 +55,49 @@ from geomcheck.zero import decide_all_zero, decide_zero
 from ..errors import InconsistentStateError, SystemDefinitionError
 from .base import CanonicalSystem, checked_expression, checked_symbols, constant_parameters
 
-__all__ = ["ConstrainedHamiltonianSystem", "planar_pendulum"]
+__all__ = ["ConstrainedHamiltonianSystem", "planar_pendulum", "constraint_forces"]
+
+
+def constraint_forces(H, q, p, A, chart, what: str, rows: str, expected: str):
+    """The forces of the multipliers of ``k`` velocity constraints ``A(q) H_p = 0`` (``A`` is k x n).
+
+    Holonomic constraints ``g(q) = 0`` give ``A = dg/dq``; linear velocity constraints give ``A``
+    itself.  Index reduction: ``d/dt (A H_p) = {A H_p, H} - (A H_pp A^T) lambda = 0`` is solved for
+    ``lambda`` (sparse exact elimination), and ``p' = -H_q - A^T lambda``.
+
+    Returns ``(hidden constraints A H_p, the reduction matrix A H_pp A^T, the multipliers, the vector
+    field on chart)``.
+
+    Raises
+    ------
+    SystemDefinitionError
+        ``A H_pp A^T`` singular everywhere (dependent rows, or H degenerate in p); ``what`` names the
+        matrix, ``rows`` the constraints and ``expected`` what was expected, in the message.
+    """
+    n, k = len(q), A.shape[0]
+    Hp = [diff(H, pi) for pi in p]
+    Hq = [diff(H, qi) for qi in q]
+    hidden = tuple(sympy.Add(*[A[a, i] * Hp[i] for i in range(n)]) for a in range(k))
+    equations = [{b: sympy.Add(*[diff(c, pj) * A[b, j] for j, pj in enumerate(p)]) for b in range(k)} for c in hidden]
+    rhs = [sympy.Add(*[diff(c, qj) * Hp[j] - diff(c, pj) * Hq[j] for j, (qj, pj) in enumerate(zip(q, p))])
+           for c in hidden]
+    reduction = sympy.ImmutableMatrix(k, k, [equations[a].get(b, 0) for a in range(k) for b in range(k)])
+    det = reduction.det(method="berkowitz") if k <= 3 else None
+    if det is not None and decide_zero(det).is_zero is True:
+        raise SystemDefinitionError(
+            f"{what} = {reduction.tolist()} is singular everywhere: {rows} are dependent (or H is degenerate in"
+            f" p); expected {expected}")
+    try:
+        (lam,) = solve_sparse(equations, [rhs], k)
+    except SingularSystem:
+        raise SystemDefinitionError(f"{what} is singular: {rows} are dependent (or H is degenerate in p); expected"
+                                    f" {expected}") from None
+    # cancel common factors of small rational multipliers (display, and smaller lowered code)
+    lam = tuple(sympy.cancel(e) if expression_size(e, 800) <= 800 else e for e in lam)
+    field = gc.VectorField(chart, {**{qi: Hp[i] for i, qi in enumerate(q)},
+                                   **{pi: -Hq[i] - sympy.Add(*[A[a, i] * lam[a] for a in range(k)])
+                                      for i, pi in enumerate(p)}})
+    return hidden, reduction, lam, field
 
 #: default tolerance of :meth:`ConstrainedHamiltonianSystem.check_state` (absolute, per constraint)
 CONSISTENCY_TOL = 1e-10
@@ -138,32 +180,9 @@ class ConstrainedHamiltonianSystem(CanonicalSystem):
         self.omega = omega
         self.constraint_jacobian = sympy.ImmutableMatrix(m, n, [diff(g, x) for g in self.constraints for x in self.q])
         G = self.constraint_jacobian
-        Hp = [diff(self.H, pi) for pi in self.p]
-        Hq = [diff(self.H, qi) for qi in self.q]
-        self.hidden_constraints = tuple(sympy.Add(*[G[a, i] * Hp[i] for i in range(n)]) for a in range(m))
-        # index reduction: d/dt c = {c, H} - (c_p G^T) lambda = 0
-        rows = [{b: sympy.Add(*[diff(c, pj) * G[b, j] for j, pj in enumerate(self.p)]) for b in range(m)}
-                for c in self.hidden_constraints]
-        rhs = [sympy.Add(*[diff(c, qj) * Hp[j] - diff(c, pj) * Hq[j] for j, (qj, pj) in enumerate(zip(self.q, self.p))])
-               for c in self.hidden_constraints]
-        self._reduction_matrix = sympy.ImmutableMatrix(m, m, [rows[a].get(b, 0) for a in range(m) for b in range(m)])
-        det = self._reduction_matrix.det(method="berkowitz") if m <= 3 else None
-        if det is not None and decide_zero(det).is_zero is True:
-            raise SystemDefinitionError(
-                f"{owner}: G H_pp G^T = {self._reduction_matrix.tolist()} is singular everywhere: the constraints"
-                f" {list(self.constraints)} are dependent (or H is degenerate in p); expected independent constraints")
-        try:
-            (lam,) = solve_sparse(rows, [rhs], m)
-        except SingularSystem:
-            raise SystemDefinitionError(
-                f"{owner}: G H_pp G^T is singular: the constraints {list(self.constraints)} are dependent"
-                " (or H is degenerate in p); expected independent constraints") from None
-        # cancel common factors of small rational multipliers (display, and smaller lowered code)
-        self.multipliers = tuple(sympy.cancel(e) if expression_size(e, 800) <= 800 else e for e in lam)
-        lam = self.multipliers
-        self.vector_field = gc.VectorField(
-            M, {**{qi: Hp[i] for i, qi in enumerate(self.q)},
-                **{pi: -Hq[i] - sympy.Add(*[G[a, i] * lam[a] for a in range(m)]) for i, pi in enumerate(self.p)}})
+        self.hidden_constraints, self._reduction_matrix, self.multipliers, self.vector_field = constraint_forces(
+            self.H, self.q, self.p, G, M, f"{owner}: G H_pp G^T", f"the constraints {list(self.constraints)}",
+            "independent constraints")
         self._h_separable = None
         self._parametrization = None
         if parametrization is not None:

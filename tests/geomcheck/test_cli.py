@@ -11,17 +11,30 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_cli(*args, timeout=120):
+def run_cli(*args):
+    """``geomcheck ARGS`` in this process (an uncaught exception fails the test): its exit status and output.
+
+    The entry point itself runs in a subprocess in test_version_and_help_name_the_schemes_and_systems;
+    the rest need no interpreter of their own (about 2 s of imports each)."""
+    import contextlib
+    import io
+
+    from geomcheck.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:        # argparse's own exits (bad usage: 2)
+            code = exc.code
+    return subprocess.CompletedProcess(["geomcheck", *args], code, out.getvalue(), err.getvalue())
+
+
+def run_entry_point(*args):
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.run(
-        [sys.executable, "-m", "geomcheck.cli", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    return subprocess.run([sys.executable, "-m", "geomcheck", *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120)
 
 
 def one_line(text):
@@ -67,10 +80,9 @@ def test_a_latex_file_gets_the_mode_of_the_users_umask(tmp_path, umask):
 def test_version_and_help_name_the_schemes_and_systems():
     import integrators as ig
 
-    r = subprocess.run([sys.executable, "-m", "geomcheck", "--version"], cwd=ROOT, capture_output=True, text=True,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    r = run_entry_point("--version")
     assert r.returncode == 0 and r.stdout.strip() == "geomcheck 0.1.0"
-    r = run_cli("--help")
+    r = run_entry_point("--help")
     words = set(r.stdout.replace(",", " ").split())
     assert r.returncode == 0 and set(ig.list_schemes()) <= words and set(ig.list_example_systems()) <= words
 

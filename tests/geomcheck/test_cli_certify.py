@@ -80,6 +80,8 @@ def two_schemes(monkeypatch):
     full = report_jobs.catalog_jobs
     monkeypatch.setattr(report_jobs, "catalog_jobs",
                         lambda: [j for j in full() if j.args[0] in ("symplectic-euler-a", "rk4")])
+    # in this process: fresh worker processes would not see the tests' patches
+    monkeypatch.setattr(report_jobs, "default_workers", lambda: 1)
 
 
 def test_certify_all_prints_every_claim_and_writes_one_document(two_schemes, tmp_path, capsys):

@@ -14,9 +14,13 @@ from geomcheck.latex import pdflatex_available
 
 @pytest.fixture
 def small(monkeypatch):
-    """A report over two catalog schemes, two showcase items and no case study (fast)."""
+    """A report over two catalog schemes, two showcase items and no case study (fast), in this
+    process (the jobs are patched here, and fresh worker processes would not see the patches)."""
     from geomcheck.structures.showcase import showcase
 
+    monkeypatch.setattr(report_jobs, "default_workers", lambda: 1)
+    # the PDF (three pdflatex passes, about 1 s) only where a test asks for it: ``with_pdf``
+    monkeypatch.setattr(report, "pdflatex_available", lambda: False)
     keep = {"stormer-verlet", "implicit-midpoint"}
     full = report_jobs.catalog_jobs
     monkeypatch.setattr(report_jobs, "catalog_jobs", lambda: [j for j in full() if j.args[0] in keep])
@@ -28,7 +32,13 @@ def small(monkeypatch):
     monkeypatch.setattr(report_jobs, "case_jobs", lambda profile: [])
 
 
-def test_report_writes_tex_json_and_pdf(small, tmp_path, capsys):
+@pytest.fixture
+def with_pdf(small, monkeypatch):
+    """``small``, typeset to PDF as well (where pdflatex is installed)."""
+    monkeypatch.setattr(report, "pdflatex_available", pdflatex_available)
+
+
+def test_report_writes_tex_json_and_pdf(with_pdf, tmp_path, capsys):
     out = tmp_path / "rep"
     assert main(["report", "--out", str(out)]) == 0
     names = sorted(p.name for p in out.iterdir())
@@ -243,7 +253,7 @@ def test_findings_are_listed_by_kind_with_their_tests_and_do_not_fail_the_report
 
 
 @pytest.mark.needs_pdflatex
-def test_the_pdf_opens_with_the_verdict_and_fits_its_margins(small, tmp_path):
+def test_the_pdf_opens_with_the_verdict_and_fits_its_margins(with_pdf, tmp_path):
     out = tmp_path / "rep"
     assert main(["report", "--out", str(out)]) == 0
     tex = (out / "report.tex").read_text()
@@ -275,17 +285,17 @@ jobs.bseries_jobs = lambda: [jobs.Job(n, jobs.bseries_row, (n,)) for n in ("impl
 items = [k for k, it in enumerate(showcase()) if "Lemma 6" in it[0] or "trapezoidal" in it[0]]
 jobs.structure_jobs = lambda: [j for j in every() if j.args[0] in items]
 jobs.case_jobs = lambda profile: []
+report.pdflatex_available = lambda: False      # the test compares report.tex and report.html
 sys.exit(report.run_report(sys.argv[1], workers=int(sys.argv[2]) if len(sys.argv) > 2 else None))
 """
 
 
-def test_the_report_text_is_the_same_on_every_run_and_on_dask_workers(tmp_path):
+def test_the_report_text_is_the_same_on_every_run_and_in_worker_processes(tmp_path):
     """Two processes with different hash seeds (set iteration order), the second running the units
-    of work on a LocalCluster of two worker processes, write the same report."""
+    of work in a pool of two worker processes, write the same report."""
     import subprocess
     import sys
 
-    pytest.importorskip("dask.distributed")
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     for run, seed, workers in (("a", "1", []), ("b", "2", ["2"])):
         env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": root}
@@ -518,3 +528,44 @@ def test_a_figure_name_from_a_worker_cannot_leave_the_figures_directory(name, tm
     with pytest.raises(report.InvalidArgumentError, match="plain file name"):
         report_jobs.install_figures(case, {name: b"x"}, str(tmp_path / "figures"))
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["figures"]
+
+
+def test_the_commands_use_one_worker_per_core_unless_told(tmp_path, monkeypatch):
+    """``geomcheck report`` and ``certify --all`` run on every usable core by default; ``--workers``
+    and ``--scheduler`` override that, and the Python function stays serial unless asked."""
+    import inspect
+
+    import geomcheck.cli_certify as cli_certify
+
+    assert inspect.signature(report.run_report).parameters["workers"].default is None
+    seen = []
+    monkeypatch.setattr(report_jobs, "default_workers", lambda: 7)
+    monkeypatch.setattr(report, "run_report", lambda out, profile, force, workers, scheduler: seen.append(
+        (workers, scheduler)) or 0)
+    monkeypatch.setattr(cli_certify, "run_certify_all", lambda latex, workers, scheduler: seen.append(
+        (workers, scheduler)) or 0)
+    out = str(tmp_path / "rep")
+    for argv in (["report", "--out", out], ["report", "--out", out, "--workers", "1"],
+                 ["report", "--out", out, "--scheduler", "tcp://a:1"], ["certify", "--all"],
+                 ["certify", "--all", "--workers", "3"]):
+        assert main(argv) == 0, argv
+    assert seen == [(7, None), (1, None), (None, "tcp://a:1"), (7, None), (3, None)]
+    assert report_jobs.usable_cores() >= 1 and report_jobs.default_workers() == 7
+
+
+def test_a_worker_process_that_dies_is_a_named_error():
+    """A unit whose process dies (here it exits at once) ends the run with WorkerProcessError
+    naming the unit, not with the pool's own exception."""
+    import io
+
+    from geomcheck.errors import WorkerProcessError
+
+    jobs = [report_jobs.Job("a unit that exits", os._exit, (3,))]
+    with pytest.raises(WorkerProcessError, match="a unit that exits"):
+        with report_jobs.job_runner(workers=2) as pool:
+            report_jobs.run_jobs(jobs, io.StringIO(), pool)
+    with report_jobs.job_runner(workers=1) as here:
+        assert here is None
+    with pytest.raises(report.InvalidArgumentError, match="not both"):
+        with report_jobs.job_runner(workers=2, scheduler="tcp://a:1"):
+            pass

@@ -234,12 +234,20 @@ def test_no_compiler_falls_back_with_a_warning(monkeypatch):
         compile_step(ig.scheme("stormer-verlet").step_map(pendulum()), [sympy.Symbol("h")])
 
 
-def test_implicit_scheme_falls_back_with_a_warning():
-    with pytest.warns(CompiledPathWarning, match="implicit"):
+def test_an_implicit_scheme_runs_its_newton_iteration_in_c():
+    """One implicit stage: the compiled Newton (integrators.compiled_newton), to the Newton tolerance of
+    the numpy path; a step it cannot run (time-dependent) falls back with a warning naming why."""
+    from integrators.compiled_newton import compiled_newton_run
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CompiledPathWarning)
         sol = integrate_compiled(pendulum(), "implicit-midpoint", [1.0, 0.0], 0.05, 20, save_every=10)
-    assert sol.path == "numpy"
-    ref = ig.integrate(pendulum(), "implicit-midpoint", [1.0, 0.0], dt=0.05, steps=20, save_every=10)
-    np.testing.assert_array_equal(sol.y, ref.y)
+    assert sol.path == "compiled" and sol.newton.linear_solver.startswith("compiled")
+    ref = ig.integrate(pendulum(), "implicit-midpoint", [1.0, 0.0], dt=0.05, steps=20, save_every=10, backend="numpy")
+    np.testing.assert_allclose(sol.y, ref.y, rtol=0, atol=1e-13)
+    stages = ig.scheme("implicit-midpoint").stages(pendulum())
+    with pytest.raises(NotLowerableError, match="autonomous"):
+        compiled_newton_run(stages, [sympy.Symbol("h")], sympy.Symbol("t"), [0.05])
 
 
 def test_generic_and_implicit_maps_are_refused_by_the_printer():

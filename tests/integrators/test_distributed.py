@@ -220,3 +220,28 @@ def test_a_warning_raised_in_a_sweep_job_reaches_the_caller_naming_the_job(clien
     named = [w for w in caught if issubclass(w.category, NonFiniteStateWarning)]
     assert len(named) == 1 and "(job 1 of the sweep)" in str(named[0].message)
     assert np.isfinite(results[0].y).all() and not np.isfinite(results[1].y[-1]).all()
+
+
+def test_auto_is_decided_once_for_the_whole_ensemble(client, monkeypatch):
+    """backend="auto" (the default) takes the serial run's path in every chunk: a chunk alone,
+    smaller, could be sent to another path by the cost model, and the paths may differ in the
+    last bits.  Here the model is made to choose C for this ensemble; the chunks run compiled."""
+    import importlib
+
+    from integrators import pipeline
+
+    integrate_module = importlib.import_module("integrators.integrate")   # the package's name is the function
+    from integrators.compiled import find_compiler
+
+    if find_compiler() is None:
+        pytest.skip("no C compiler")
+    y0 = np.column_stack([np.linspace(0.1, 2.5, 64), np.zeros(64)])
+    opts = dict(dt=0.05, steps=40, save_every=10)
+    assert integrate_module.chosen_backend(PENDULUM, "stormer-verlet", y0, **opts) == "numpy"
+    monkeypatch.setattr(integrate_module, "auto_choice", lambda *a: pipeline.AutoChoice("compiled", "forced"))
+    assert integrate_module.chosen_backend(PENDULUM, "stormer-verlet", y0, **opts) == "compiled"
+    spread = integrate_distributed(PENDULUM, "stormer-verlet", y0, client=client, chunks=3, **opts)
+    serial = ig.integrate(PENDULUM, "stormer-verlet", y0, backend="compiled", **opts)
+    assert spread.path == "compiled" and np.array_equal(spread.y, serial.y)
+    with pytest.raises(InvalidArgumentError, match="unknown option"):
+        integrate_module.chosen_backend(PENDULUM, "stormer-verlet", y0, colour="red", **opts)
