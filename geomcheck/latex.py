@@ -33,7 +33,7 @@ import sympy
 
 __all__ = [
     "latex", "Derivation", "document", "compile_pdf", "pdflatex_available", "summarize", "summarize_map", "tex_text",
-    "expression_size", "MAP_NODES", "summarize_text",
+    "expression_size", "MAP_NODES", "summarize_text", "distinct_nodes",
 ]
 
 
@@ -43,6 +43,29 @@ def latex(obj: Any) -> str:
     if hook is not None and not isinstance(obj, sympy.Basic):
         return hook(None)
     return sympy.latex(obj)
+
+
+def distinct_nodes(expr):
+    """Every distinct subexpression of ``expr``, each once, in the order ``sympy.preorder_traversal``
+    first meets it; a repeated subexpression is not walked again (time proportional to the DAG,
+    not to the tree, which a composition of many steps makes exponentially larger).
+
+    >>> import sympy
+    >>> x, y = sympy.symbols("x y")
+    >>> e = sympy.sin(x + y) * sympy.cos(x + y)
+    >>> [str(n) for n in distinct_nodes(e)] == [str(n) for n in dict.fromkeys(sympy.preorder_traversal(e))]
+    True
+    """
+    seen = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        yield node
+        if isinstance(node, sympy.Basic):
+            stack.extend(reversed(node.args))
 
 
 #: objects with more nodes than this are summarized, not typeset, in derivations

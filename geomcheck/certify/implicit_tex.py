@@ -38,7 +38,8 @@ import re
 import sympy
 from sympy.polys.polyerrors import PolynomialError
 
-from ..latex import LINE_CHARS, differential, expression_size, math_width, summarize, top_level_breaks
+from ..latex import (LINE_CHARS, differential, distinct_nodes, expression_size, math_width, summarize,
+                     top_level_breaks)
 from ..zero import Jet, canonical_jets
 
 __all__ = ["ImplicitTypesetting", "Notation"]
@@ -174,7 +175,7 @@ class Notation:
         self._slots = {}         # function name -> tuple of slot names (LaTeX) or None
         jets = []
         for e in phi.canonical_equations:
-            for node in sympy.preorder_traversal(e):
+            for node in distinct_nodes(e):
                 if isinstance(node, Jet) and node not in jets:
                     jets.append(node)
         self._name_slots(jets)

@@ -88,7 +88,7 @@ import sympy
 
 from ..caches import register
 from ..errors import CompositionCoefficientError, CompositionError, InvalidArgumentError, RefinementError
-from ..latex import Derivation, tex_text
+from ..latex import Derivation, expression_size, tex_text
 from .certificate import Certificate
 from .lyndon import bracket_expansion, commutator, is_lyndon, standard_factorization
 from .precision import REFUTATION_FACTOR
@@ -569,7 +569,9 @@ def _coefficients_tex(setup) -> str:
     def one(e):
         if isinstance(e, sympy.Float):
             return sympy.latex(sympy.Float(e, 16))
-        return sympy.latex(e) if sympy.count_ops(e) < 40 else sympy.latex(sympy.N(e, 16))
+        # a bounded node count first: count_ops walks the whole tree
+        small = expression_size(e, 200) <= 200 and sympy.count_ops(e) < 40
+        return sympy.latex(e) if small else sympy.latex(sympy.N(e, 16))
     rows = []
     for name, seq in (("a", setup.a), ("b", setup.b)):
         shown = list(seq) if len(seq) <= 12 else list(seq[:6]) + ["..."] + list(seq[-2:])
@@ -619,7 +621,7 @@ def _derivation(setup, class_, results, p, title) -> Derivation:
 def _value_tex(v) -> str:
     if isinstance(v, sympy.Float):
         return sympy.latex(sympy.Float(v, 5))
-    if isinstance(v, sympy.Basic) and not v.free_symbols and sympy.count_ops(v) > 30:
+    if isinstance(v, sympy.Basic) and not v.free_symbols and (expression_size(v, 200) > 200 or sympy.count_ops(v) > 30):
         return r"\approx " + sympy.latex(sympy.N(v, 16))
     return sympy.latex(v)
 

@@ -85,7 +85,7 @@ from ..errors import (
 )
 from ..fields import VectorField
 from ..forms import Form, d, interior, lie
-from ..latex import Derivation, tex_text
+from ..latex import Derivation, distinct_nodes, tex_text
 from ..maps import pullback, submanifold_parametrization
 from ..zero import decide_all_zero
 from .symplectic import certify_symplectic_vector_field, counterexample_of as _counterexample, show
@@ -409,7 +409,7 @@ def _compact(obj):
     said once, by :func:`_arguments_phrase`)."""
     def rename(e):
         table = {}
-        for node in sympy.preorder_traversal(e):
+        for node in distinct_nodes(e):
             if isinstance(node, sympy.Derivative) and isinstance(node.expr, AppliedUndef):
                 f = node.expr
                 if not (all(isinstance(a, sympy.Symbol) for a in f.args) and len(set(f.args)) == len(f.args)):

@@ -20,14 +20,14 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 #: script -> its arguments (the smallest runs that still print every table)
 QUICK = {
-    "bench_lie_derivative.py": ["--quick"],
+    "bench_lie_derivative.py": ["--quick", "--dims", "2,4,8"],
     "bench_pullback_verlet.py": ["--quick"],
     "bench_qstructures.py": ["--quick"],
     "bench_order_conditions.py": ["--quick"],
     "bench_composed_verlet.py": ["--quick"],
     "bench_bseries.py": ["--quick"],
     "bench_structure_search.py": ["--quick"],
-    "bench_catalog_certify.py": ["--quick"],
+    "bench_catalog_certify.py": ["--quick", "--schemes", "stormer-verlet,gauss-legendre-4"],
     "bench_coupled_beam.py": ["--quick"],
     "bench_input_forms.py": ["--quick", "--repeats", "1"],
     "bench_long_trajectory.py": ["--quick"],
