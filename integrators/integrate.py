@@ -65,6 +65,7 @@ from geomcheck.errors import InvalidArgumentError
 
 from .errors import SystemDefinitionError
 from .kernels import kernel_step
+from .linear_implicit import linear_implicit_step
 from .pipeline import auto_choice, check_run, run_pipeline
 from .run_options import check_options, check_saved_size, check_t0, parameter_values
 from .solution import DOUBLE_MAX, FiniteWatch, Solution
@@ -104,8 +105,10 @@ def integrate(system: System, scheme: str | Scheme, y0: ArrayLike,
         "auto": the compiled C loop for a long explicit run in double precision when a C
         compiler works, else numpy, by the cost model of :func:`integrators.pipeline.auto_choice`
         (estimated work = batch x steps x operations per step; a short run stays on numpy and
-        compiles nothing); mpmath only when asked for (the precision decides it); implicit steps,
-        ``compensated=True`` and ``use_kernel=True`` run on numpy.  ``sol.path`` says which path
+        compiles nothing); mpmath only when asked for (the precision decides it); a long run of
+        one implicit autonomous stage runs Newton's method in C (:mod:`integrators.compiled_newton`,
+        results equal to the numpy Newton's to its tolerance), a shorter one and a step linear in
+        the state on numpy; ``compensated=True`` and ``use_kernel=True`` run on numpy.  ``sol.path`` says which path
         ran and ``sol.path_note`` why ("auto: ...").  A long run that the model would compile but
         cannot (no compiler, a function C does not know) runs on numpy with a
         ``CompiledPathWarning``.  Where the C loop runs, its results equal numpy's to rounding
@@ -224,10 +227,13 @@ def chosen_backend(system: System, scheme: str | Scheme, y0: ArrayLike, **option
     if unknown:
         raise InvalidArgumentError(f"chosen_backend: unknown option(s) {', '.join(unknown)}")
     args = [options.get(n, signature[n].default) for n in names]
-    run, stages, _scalars, _values, checked, step, _s = _prepare(system, scheme, y0, *args)
+    run, stages, scalars, _values, checked, step, _s = _prepare(system, scheme, y0, *args)
     if checked.backend != "auto":
         return checked.backend
-    return auto_choice(stages, checked, run, step).path
+    path = auto_choice(stages, checked, run, step, system.time).path
+    if path == "compiled-newton":      # as the pipeline decides: a linear step keeps its factorization
+        return "numpy" if linear_implicit_step(stages[0].map, scalars) is not None else "compiled"
+    return path
 
 
 def integrate_compiled(system, scheme, y0, dt, steps, save_every=1, params=None, t0=0.0, check_stability=True):

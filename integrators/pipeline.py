@@ -81,6 +81,12 @@ NUMPY_SECONDS_PER_ELEMENT = 3.0e-9
 C_SECONDS_PER_ELEMENT = 2.0e-10
 BUILD_SECONDS = 0.5
 BUILD_SECONDS_PER_OPERATION = 4.5e-3
+#: an implicit step: Newton's method evaluates the stage equations and their Jacobian about this
+#: many times per step (about four iterations of residual and Jacobian), on either path
+NEWTON_EVALUATIONS = 8
+#: backend="auto" runs Newton's method in C only for a run the numpy path is estimated to take at
+#: least this long (the C Newton is built with the Jacobian: a longer build than an explicit step's)
+AUTO_MIN_SECONDS_IMPLICIT = 20.0
 
 _OPERATIONS: dict = {}
 
@@ -131,7 +137,7 @@ class AutoChoice:
     wanted_compiled: bool = False
 
 
-def auto_choice(stages, options: RunOptions, run: CheckedRun, step=None) -> AutoChoice:
+def auto_choice(stages, options: RunOptions, run: CheckedRun, step=None, time=None) -> AutoChoice:
     """The choice of backend="auto" between the compiled C loop and the numpy path.
 
     The cost model (estimated work = batch x steps x operations per step, :func:`step_operations`):
@@ -144,15 +150,22 @@ def auto_choice(stages, options: RunOptions, run: CheckedRun, step=None) -> Auto
     compensated, no hand-written kernel), the numpy estimate is at least :data:`AUTO_MIN_SECONDS`
     and more than twice the compiled one (so a short run, a test, stays on numpy and compiles
     nothing); numpy otherwise.  mpmath is never chosen: the precision decides it.
+
+    An implicit step of one autonomous stage: both estimates times :data:`NEWTON_EVALUATIONS`,
+    the build twice an explicit one's; ``"compiled-newton"`` (Newton's method in C,
+    :mod:`integrators.compiled_newton`) when the numpy estimate is at least
+    :data:`AUTO_MIN_SECONDS_IMPLICIT` and more than twice the compiled one.  (A step that is
+    linear in the state is then still run by its factorization, without Newton: see
+    :func:`choose_runner`.)
     """
     if run.arithmetic.name != "numpy":
         return AutoChoice("numpy", "multiprecision arithmetic runs on the mpmath path")
     if step is not None or options.compensated:
         return AutoChoice("numpy", "a hand-written kernel or compensated summation runs on the numpy path")
-    if not all(isinstance(st.map, gc.Map) for st in stages):
-        return AutoChoice("numpy", "an implicit step (Newton's method) runs on the numpy path")
     if run.steps == 0:
         return AutoChoice("numpy", "no steps to run")
+    if not all(isinstance(st.map, gc.Map) for st in stages):
+        return _implicit_choice(stages, run, time)
     batch = run.Y.shape[0]
     dim = run.Y.shape[1]
     # a first screen without looking at the map: every step evaluates at least one operation per coordinate
@@ -174,6 +187,28 @@ def auto_choice(stages, options: RunOptions, run: CheckedRun, step=None) -> Auto
     return AutoChoice("compiled", estimate)
 
 
+def _implicit_choice(stages, run: CheckedRun, time) -> AutoChoice:
+    if len(stages) != 1 or time is not None or not isinstance(stages[0].map, gc.ImplicitMap) \
+            or sympy.sympify(stages[0].factor) != 1:
+        return AutoChoice("numpy", "an implicit step of several stages, or of a time-dependent system: Newton's"
+                                   " method on the numpy path")
+    batch = run.Y.shape[0]
+    key = id(stages[0].map)
+    hit = _OPERATIONS.get(key)
+    if hit is None or hit[0] is not stages[0].map:
+        hit = _OPERATIONS[key] = (stages[0].map, _count_operations(stages[0].map.equations))
+    ops = hit[1]
+    work = run.steps * NEWTON_EVALUATIONS * ops
+    t_numpy = work * (NUMPY_SECONDS_PER_OPERATION + batch * NUMPY_SECONDS_PER_ELEMENT)
+    t_c = 2 * (BUILD_SECONDS + BUILD_SECONDS_PER_OPERATION * ops) + work * batch * C_SECONDS_PER_ELEMENT
+    estimate = (f"an implicit step, {ops} operations in its equations, about {NEWTON_EVALUATIONS} evaluations per"
+                f" step: numpy ~{t_numpy:.3g} s, Newton's method in C ~{t_c:.3g} s with the build")
+    if t_numpy < AUTO_MIN_SECONDS_IMPLICIT or t_numpy <= 2 * t_c or run.steps >= C_LONG_LIMIT \
+            or run.save_every >= C_LONG_LIMIT or find_compiler() is None:
+        return AutoChoice("numpy", estimate)
+    return AutoChoice("compiled-newton", estimate)
+
+
 def choose_runner(stages, coords, scalars, base, time, options: RunOptions, run: CheckedRun, step=None):
     """``(runner, path, note)``: what runs the steps, which path that is, and the library or why not compiled.
 
@@ -183,13 +218,25 @@ def choose_runner(stages, coords, scalars, base, time, options: RunOptions, run:
     arithmetic = run.arithmetic
     note = None
     if options.backend == "auto":
-        choice = auto_choice(stages, options, run, step)
+        choice = auto_choice(stages, options, run, step, time)
         if choice.path == "compiled":
             try:
                 runner = compiled_run(stages, scalars, time, base, run.t0)
                 return runner, "compiled", f"auto: compiled ({choice.reason}); library {runner.library}"
             except NotLowerableError as exc:      # CompilerUnavailableError included
                 choice = AutoChoice("numpy", f"{choice.reason}; the compiled path could not run: {exc}", True)
+        elif choice.path == "compiled-newton":
+            if linear_implicit_step(stages[0].map, scalars) is not None:
+                choice = AutoChoice("numpy", "a step linear in the state: one factorization, no Newton")
+            else:
+                try:
+                    runner = compiled_newton_run(stages, scalars, time, base, tol=options.tol,
+                                                 max_iter=options.max_iter, newton=options.newton)
+                    return runner, "compiled", (f"auto: Newton's method in C ({choice.reason}); library"
+                                                f" {runner.library}")
+                except NotLowerableError as exc:
+                    # the numpy Newton is the established path of implicit steps: no warning
+                    choice = AutoChoice("numpy", f"{choice.reason}; Newton's method in C could not run: {exc}")
         note = f"auto: numpy ({choice.reason})"
         if choice.wanted_compiled:
             warnings.warn(f"integrate: a long run on the numpy path (backend='auto'): {choice.reason}",

@@ -340,3 +340,30 @@ def test_compiled_newton_small_system_gauss4_henon_heiles():
     for _ in range(20):
         ref = B.step_array(ref)
     assert np.abs(out[:, -1] - ref).max() <= 1e-13 and np.abs(ref - Y).max() > 0.1
+
+
+def test_auto_runs_newton_in_c_for_a_long_implicit_run(monkeypatch):
+    """backend="auto" (the default): a short implicit run stays on the numpy Newton; one the cost model
+    calls long runs Newton's method in C (here the model is made to call 50 steps long), to the Newton
+    tolerance of the numpy run; a step linear in the state keeps its factorization (no Newton at all)."""
+    import sympy
+
+    import integrators as ig
+    from integrators import pipeline
+    from integrators.compiled import find_compiler
+
+    if find_compiler() is None:
+        pytest.skip("no C compiler")
+    q, p = sympy.symbols("q p")
+    pendulum = ig.HamiltonianSystem(p**2 / 2 - sympy.cos(q), q, p)
+    short = ig.integrate(pendulum, "implicit-midpoint", [1.0, 0.0], dt=0.05, steps=50)
+    assert short.path == "numpy" and "implicit step" in short.path_note
+    monkeypatch.setattr(pipeline, "AUTO_MIN_SECONDS_IMPLICIT", 0.0)
+    monkeypatch.setattr(pipeline, "BUILD_SECONDS", 0.0)
+    monkeypatch.setattr(pipeline, "BUILD_SECONDS_PER_OPERATION", 0.0)
+    long = ig.integrate(pendulum, "implicit-midpoint", [1.0, 0.0], dt=0.05, steps=50)
+    assert long.path == "compiled" and "Newton's method in C" in long.path_note
+    np.testing.assert_allclose(long.y, short.y, rtol=0, atol=1e-13)
+    oscillator = ig.HamiltonianSystem((p**2 + q**2) / 2, q, p)
+    linear = ig.integrate(oscillator, "implicit-midpoint", [1.0, 0.0], dt=0.05, steps=50)
+    assert linear.path == "numpy" and "linear" in linear.path_note
