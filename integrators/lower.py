@@ -26,6 +26,8 @@ array([[ 1.      , -0.084147]])
 
 from __future__ import annotations
 
+import functools
+
 import itertools
 import linecache
 from typing import Mapping
@@ -147,15 +149,30 @@ class LoweredStep:
         else:
             unknowns, equations, final = split
         self.unknowns = unknowns
-        m = len(unknowns)
-        jac = [sympy.diff(e, u) for e in equations for u in unknowns]
-        self.m = m
-        self.equations, self.jacobian = tuple(equations), tuple(jac)     # read by newton.stage_structure
-        self.residual = Kernel(list(equations) + jac, self.coords + unknowns, self.parameters, backend)
+        self.m = len(unknowns)
+        self.equations = tuple(equations)
         self.guess = Kernel([phi.guess[u] for u in unknowns], self.coords, self.parameters, backend)
         self.update = Kernel([final[Y] for Y in phi.new], self.coords + unknowns, self.parameters, backend)
-        self.source = "\n".join(["# guess", self.guess.source, "# residual and Jacobian", self.residual.source,
-                                 "# new state", self.update.source])
+
+    # built when first needed: Newton's method in C (integrators.compiled_newton) lowers only the
+    # structurally nonzero entries, and the dense m x m Jacobian of a 200-unknown stage took 27 s
+
+    @functools.cached_property
+    def jacobian(self) -> tuple:
+        """The stage equations' Jacobian by the unknowns, row by row (implicit steps)."""
+        return tuple(sympy.diff(e, u) for e in self.equations for u in self.unknowns)
+
+    @functools.cached_property
+    def residual(self) -> Kernel:
+        """The kernel of the stage equations and their Jacobian (implicit steps)."""
+        return Kernel(list(self.equations) + list(self.jacobian), self.coords + self.unknowns, self.parameters,
+                      self.backend)
+
+    @functools.cached_property
+    def source(self) -> str:
+        """The generated Python source of every kernel (implicit steps; explicit ones set it at once)."""
+        return "\n".join(["# guess", self.guess.source, "# residual and Jacobian", self.residual.source,
+                          "# new state", self.update.source])
 
     def bind(self, values, **newton_options) -> "BoundStep":
         """Bind the scalar parameters: ``values`` is ``{symbol: number}`` or a sequence in ``parameters`` order."""
