@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 import sympy as sp
 
-import casestudies
 from casestudies import guo2001_del_schemes as cs
 from geomcheck.latex import compile_pdf, document
 from geomcheck.structures import feng_kang_map, runge_kutta_del
 
 
 @pytest.fixture(scope="module")
-def result(tmp_path_factory):
-    return casestudies.run(cs.NAME, "quick", out=str(tmp_path_factory.mktemp("figs")))
+def result(case_study_run):
+    """The session's one quick run of the case study (shared with the doc pages)."""
+    return case_study_run(cs.NAME)
 
 
 def test_quick_profile_passes_every_check(result):

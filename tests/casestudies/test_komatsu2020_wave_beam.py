@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 import sympy
 
-import casestudies
 from casestudies import komatsu2020_wave_beam as wb
 from casestudies.observing import expressions_on_states
 from geomcheck.errors import ExpressionError, InvalidArgumentError
@@ -21,8 +20,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 @pytest.fixture(scope="module")
-def result(tmp_path_factory):
-    return casestudies.run(wb.NAME, "quick", out=str(tmp_path_factory.mktemp("figs")))
+def result(case_study_run):
+    """The session's one quick run of the case study (shared with the doc pages)."""
+    return case_study_run(wb.NAME)
 
 
 def _small(**kw):

@@ -12,8 +12,9 @@ from geomcheck.latex import compile_pdf, document
 
 
 @pytest.fixture(scope="module")
-def result(tmp_path_factory):
-    return casestudies.run(cs.NAME, "quick", out=str(tmp_path_factory.mktemp("figs")))
+def result(case_study_run):
+    """The session's one quick run of the case study (shared with the doc pages)."""
+    return case_study_run(cs.NAME)
 
 
 def test_registered_and_parameters():

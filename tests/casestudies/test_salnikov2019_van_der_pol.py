@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 import sympy
 
-import casestudies
 import geomcheck as gc
 from casestudies import salnikov2019_van_der_pol as cs
 from geomcheck.latex import compile_pdf, document
@@ -14,8 +13,9 @@ from casestudies.salnikov2019_van_der_pol import oscillator_van_der_pol
 
 
 @pytest.fixture(scope="module")
-def result(tmp_path_factory):
-    return casestudies.run(cs.NAME, "quick", out=str(tmp_path_factory.mktemp("figs")))
+def result(case_study_run):
+    """The session's one quick run of the case study (shared with the doc pages)."""
+    return case_study_run(cs.NAME)
 
 
 @pytest.fixture(scope="module")
