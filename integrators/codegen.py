@@ -119,7 +119,10 @@ class Kernel:
 
     _ids = itertools.count()
 
-    def __init__(self, outputs, array_args, scalar_args, backend="numpy"):
+    def __init__(self, outputs, array_args, scalar_args, backend="numpy", printer=None, modules=None):
+        """``backend``: "numpy" or "mpmath" (their printers), or the name of another array library
+        whose ``printer`` (a sympy code printer) and ``modules`` (``{name: module}`` the printed
+        code refers to) are given, e.g. jax (:mod:`integrators.jax_backend`)."""
         self.backend = backend
         self.n_outputs = len(outputs)
         outputs = [sympy.sympify(o) for o in outputs]
@@ -141,15 +144,16 @@ class Kernel:
         outputs = [o.xreplace(names) for o in outputs]
         array_names = {names[s] for s in self.array_args}
         hoisted, outputs = hoist_scalars(outputs, array_names, numbers=backend == "mpmath")
-        printer = NumpyPrinter({"fully_qualified_modules": True, "strict": True}) if backend == "numpy" \
-            else MpmathPrinter({"fully_qualified_modules": True, "strict": True})
+        if printer is None:
+            printer = NumpyPrinter({"fully_qualified_modules": True, "strict": True}) if backend == "numpy" \
+                else MpmathPrinter({"fully_qualified_modules": True, "strict": True})
         try:
             self._generate(outputs, hoisted, names, printer)
         except Exception as exc:  # a function the printer does not know
             if isinstance(exc, NotLowerableError):
                 raise
             raise NotLowerableError(f"cannot lower to {backend}: {exc}") from None
-        namespace = _compiled(self.source, f"<integrators-lowered-{backend}-{next(self._ids)}>")
+        namespace = _compiled(self.source, f"<integrators-lowered-{backend}-{next(self._ids)}>", modules)
         self.scalars = namespace["scalars"]
         self.kernel = namespace["kernel"]
 
@@ -182,10 +186,10 @@ def _scalars_source(scalar_in, hoisted, printer):
     return lines, bound
 
 
-def _compiled(source, filename):
+def _compiled(source, filename, modules=None):
     """The namespace of the generated ``source``, registered with linecache so tracebacks show it."""
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {"numpy": np, "mpmath": mpmath}
+    namespace = {"numpy": np, "mpmath": mpmath, **(modules or {})}
     exec(compile(source, filename, "exec"), namespace)
     return namespace
 

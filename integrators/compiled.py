@@ -1011,6 +1011,22 @@ class CompiledStep:
         return out
 
 
+def _flat_stage_values(stages, values, parameters, time_index) -> list:
+    """Each stage's scalars (from one step's ``values``, ``h`` first), then ``h``: the staged loops' ``a``."""
+    values = [float(v) for v in values]
+    if len(values) != len(parameters):
+        raise InvalidArgumentError(f"expected {len(parameters)} parameter values for {tuple(parameters)}")
+    flat = []
+    for st in stages:
+        vals = stage_values(values, st, "numpy", None)
+        if time_index is not None:
+            # the loop adds t0 + n h; this slot holds the stage's offset times h
+            vals[time_index] = float(sympy.N(st.offset * sympy.Float(values[0], 30), 20))
+        flat += vals
+    flat.append(values[0])
+    return flat
+
+
 class CompiledStages(CompiledStep):
     """The explicit stages of a composition compiled to one C run loop (:func:`c_source_stages`).
 
@@ -1030,17 +1046,7 @@ class CompiledStages(CompiledStep):
         self._load()
 
     def run(self, values, y0, steps, save_every=1, t0=0.0, out=None, out_stride=None, first=0):
-        values = [float(v) for v in values]
-        if len(values) != self.n_values:
-            raise InvalidArgumentError(f"expected {self.n_values} parameter values for {self.parameters}")
-        flat = []
-        for st in self.stages:
-            vals = stage_values(values, st, "numpy", None)
-            if self.time_index is not None:
-                # the loop adds t0 + n h; this slot holds the stage's offset times h
-                vals[self.time_index] = float(sympy.N(st.offset * sympy.Float(values[0], 30), 20))
-            flat += vals
-        flat.append(values[0])
+        flat = _flat_stage_values(self.stages, values, self.parameters, self.time_index)
         saved_n_values, self.n_values = self.n_values, len(flat)
         try:
             return super().run(flat, y0, steps, save_every, t0, out, out_stride, first)
@@ -1103,18 +1109,7 @@ class CompiledBatch:
 
     def flat_values(self, values) -> list:
         """Each stage's scalars (from one step's, ``h`` first), then ``h``: the loop's ``a``."""
-        values = [float(v) for v in values]
-        if len(values) != self.n_values:
-            raise InvalidArgumentError(f"expected {self.n_values} parameter values for {self.parameters}")
-        flat = []
-        for st in self.stages:
-            vals = stage_values(values, st, "numpy", None)
-            if self.time_index is not None:
-                # the loop adds t0 + n h; this slot holds the stage's offset times h
-                vals[self.time_index] = float(sympy.N(st.offset * sympy.Float(values[0], 30), 20))
-            flat += vals
-        flat.append(values[0])
-        return flat
+        return _flat_stage_values(self.stages, values, self.parameters, self.time_index)
 
     def run(self, values, Y0, steps, save_every=1, t0=0.0, out=None, first=0, threads=None):
         """Run the ensemble ``Y0`` ``(batch, dim)``; returns (or fills) ``out`` ``(n_saved, batch, dim)``."""

@@ -63,8 +63,6 @@ jax True True
 
 from __future__ import annotations
 
-import itertools
-import linecache
 from typing import Mapping
 
 import mpmath
@@ -76,7 +74,7 @@ import geomcheck as gc
 from geomcheck.caches import Memo
 from geomcheck.errors import InvalidArgumentError, MissingDependencyError, ShapeError, import_optional
 
-from .codegen import hoist_scalars, power_text, refuse_generic
+from .codegen import Kernel, power_text, refuse_generic
 from .errors import NewtonConvergenceError, NotLowerableError
 from .lower import split_implicit
 from .newton import DEFAULT_TOL, NewtonRecord
@@ -140,54 +138,12 @@ class JaxPrinter(SympyJaxPrinter):
         return power_text(self, expr, lambda e: super(JaxPrinter, self)._print_Pow(e, rational=rational))
 
 
-class _JaxKernel:
-    """``scalars(*scalar_args)`` and ``kernel(S, *arrays)`` in jax.numpy, generated as :class:`codegen.Kernel` does.
-
-    The renaming (``y<k>``, ``a<k>``), the hoisting and the ``cse`` calls are those of the
-    numpy kernel, so the printed formulas -- and the order of their operations -- are the same.
-    """
-
-    _ids = itertools.count()
-
-    def __init__(self, outputs, array_args, scalar_args, jax):
-        outputs = [sympy.sympify(o) for o in outputs]
-        self.n_outputs = len(outputs)
-        array_args, scalar_args = tuple(array_args), tuple(scalar_args)
-        extra = set().union(*(o.free_symbols for o in outputs)) - set(array_args) - set(scalar_args) \
-            if outputs else set()
-        if extra:
-            raise NotLowerableError(
-                f"cannot lower to jax: the expressions contain {sorted(map(str, extra))}, which are neither state"
-                f" coordinates nor the bound parameters {[str(s) for s in scalar_args]}")
-        names = {s: sympy.Symbol(f"y{k}") for k, s in enumerate(array_args)}
-        names.update({s: sympy.Symbol(f"a{k}") for k, s in enumerate(scalar_args)})
-        outputs = [o.xreplace(names) for o in outputs]
-        hoisted, outputs = hoist_scalars(outputs, {names[s] for s in array_args})
-        printer = JaxPrinter({"fully_qualified_modules": True, "strict": True})
-        scalar_in = [f"a{k}" for k in range(len(scalar_args))]
-        try:
-            lines = [f"def scalars({', '.join(scalar_in)}):"]
-            if hoisted:
-                reps, reduced = sympy.cse([e for _, e in hoisted], symbols=sympy.numbered_symbols("_t"),
-                                          order="none")
-                lines += [f"    {s} = {printer.doprint(e)}" for s, e in reps]
-                lines += [f"    {s} = {printer.doprint(e)}" for (s, _), e in zip(hoisted, reduced)]
-            bound = scalar_in + [str(s) for s, _ in hoisted]
-            lines.append(f"    return ({', '.join(bound)},)" if bound else "    return ()")
-            lines.append(f"def kernel(_S, {', '.join(f'y{k}' for k in range(len(array_args)))}):")
-            if bound:
-                lines.append(f"    ({', '.join(bound)},) = _S")
-            reps, reduced = sympy.cse(outputs, symbols=sympy.numbered_symbols("_x"), order="none")
-            lines += [f"    {s} = {printer.doprint(e)}" for s, e in reps]
-            lines.append(f"    return ({', '.join(printer.doprint(e) for e in reduced)},)")
-        except Exception as exc:  # a function the printer does not know
-            raise NotLowerableError(f"cannot lower to jax: {exc}") from None
-        self.source = "\n".join(lines) + "\n"
-        filename = f"<integrators-lowered-jax-{next(self._ids)}>"
-        linecache.cache[filename] = (len(self.source), None, self.source.splitlines(True), filename)
-        namespace = {"jax": jax}
-        exec(compile(self.source, filename, "exec"), namespace)
-        self.scalars, self.kernel = namespace["scalars"], namespace["kernel"]
+def _jax_kernel(outputs, array_args, scalar_args, jax) -> Kernel:
+    """``scalars(*scalar_args)`` and ``kernel(S, *arrays)`` in jax.numpy: :class:`codegen.Kernel` itself with
+    the jax printer, so the renaming, the hoisting, the ``cse`` calls -- and the order of the printed
+    operations -- are the numpy kernel's."""
+    return Kernel(outputs, array_args, scalar_args, backend="jax",
+                  printer=JaxPrinter({"fully_qualified_modules": True, "strict": True}), modules={"jax": jax})
 
 
 class _JaxMap:
@@ -202,7 +158,7 @@ class _JaxMap:
         if isinstance(phi, gc.Map):
             refuse_generic(phi.exprs, "the step map")
             self.explicit, self.m = True, 0
-            self.update = _JaxKernel(phi.exprs, self.coords, parameters, jax)
+            self.update = _jax_kernel(phi.exprs, self.coords, parameters, jax)
             self.kernels = (self.update,)
             return
         # the same split as the numpy path (integrators.lower.LoweredStep)
@@ -215,9 +171,9 @@ class _JaxMap:
             unknowns, equations, final = split
         self.explicit, self.m = False, len(unknowns)
         jac = [sympy.diff(e, u) for e in equations for u in unknowns]
-        self.residual = _JaxKernel(list(equations) + jac, self.coords + tuple(unknowns), parameters, jax)
-        self.guess = _JaxKernel([phi.guess[u] for u in unknowns], self.coords, parameters, jax)
-        self.update = _JaxKernel([final[Y] for Y in phi.new], self.coords + tuple(unknowns), parameters, jax)
+        self.residual = _jax_kernel(list(equations) + jac, self.coords + tuple(unknowns), parameters, jax)
+        self.guess = _jax_kernel([phi.guess[u] for u in unknowns], self.coords, parameters, jax)
+        self.update = _jax_kernel([final[Y] for Y in phi.new], self.coords + tuple(unknowns), parameters, jax)
         self.kernels = (self.guess, self.residual, self.update)
 
     def scalars(self, values) -> tuple:

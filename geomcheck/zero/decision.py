@@ -1278,29 +1278,24 @@ def _jacobian_singular(relation, budget, dps, points, seed, domain):
                 except (BadPoint, ArithmeticError, ValueError, TypeError):
                     failures += 1
                     continue
+                # every verdict at a point is confirmed at twice the digits
                 ctx2 = context(2 * dps)
-                if small_det:
-                    # singular to dps digits; an exact zero stays singular at twice the digits (a
-                    # nonsingular but ill-conditioned Jacobian does not): otherwise the point is not used
-                    try:
-                        pv2 = problem.evaluate(base, 2 * dps, j, start=pv.state, order=[])
-                        symv2 = problem.symvals(ctx2, base)
-                        symv2.update(zip(problem.unknown_nodes, pv2.state))
-                        _det2, small2 = det_at(ctx2, symv2)
-                    except (BadPoint, ArithmeticError, ValueError, TypeError):
-                        failures += 1
-                        continue
-                    if small2:
-                        zero_points += 1
-                    else:
-                        ill_conditioned += 1
-                    continue
                 try:
                     pv2 = problem.evaluate(base, 2 * dps, j, start=pv.state, order=[])
                     symv2 = problem.symvals(ctx2, base)
                     symv2.update(zip(problem.unknown_nodes, pv2.state))
                     det2, small2 = det_at(ctx2, symv2)
                 except (BadPoint, ArithmeticError, ValueError, TypeError):
+                    if small_det:
+                        failures += 1
+                    continue
+                if small_det:
+                    # singular to dps digits; an exact zero stays singular at twice the digits (a
+                    # nonsingular but ill-conditioned Jacobian does not): otherwise the point is not used
+                    if small2:
+                        zero_points += 1
+                    else:
+                        ill_conditioned += 1
                     continue
                 if small2 or abs(det2 - det) > abs(det2) * ctx2.mpf(10) ** (-(dps // 2)):
                     continue

@@ -53,7 +53,48 @@ from ..systems import STEP_SYMBOL
 from .rattle import ConstrainedScheme
 from .stages import StageMap, stage_parameters
 
-__all__ = ["DiscreteDirac", "lagrangian_system"]
+__all__ = ["DiscreteDirac", "lagrangian_system", "projected_dirac_step"]
+
+
+def projected_dirac_step(phi, system, rows, reduction, name: str, title: str, so: str = "", claim_tail: str = ""):
+    """``(pi o phi, certificate)``: a discrete Dirac step made a map of the momenta modulo the constraint
+    directions, for its order.
+
+    The step ``phi`` of ``system`` (momenta ``p``, constraint rows ``rows`` = ``A(q)``, ``k x n``, the
+    hidden constraints ``A H_p`` and ``reduction = A H_pp A^T``) is checked to depend on ``p`` only
+    modulo ``A^T``: replacing ``p`` by ``p + A^T c`` and its multipliers ``lambda`` by ``lambda + c``
+    leaves every equation unchanged (the zero test; the certificate).  It is then followed by
+    ``pi(q, p) = (q, p - A^T mu)``, ``(A H_pp A^T) mu = A H_p``, the projection onto ``A H_p = 0``.
+    ``name`` is the matrix's name in the derivation ("G" for holonomic constraints, "A" for velocity
+    constraints); ``title``, ``so`` and ``claim_tail`` finish its sentences.
+    """
+    import geomcheck as gc
+    from geomcheck.certify.certificate import Certificate
+    from geomcheck.latex import Derivation
+    from geomcheck.zero import decide_all_zero
+
+    k = rows.rows
+    c = [sympy.Dummy(f"c{a}") for a in range(k)]
+    shift = {pi: pi + sympy.Add(*[rows[a, i] * c[a] for a in range(k)]) for i, pi in enumerate(system.p)}
+    lam = [u for u in phi.auxiliary if u.name.startswith("lambda")]
+    shift.update({la: la + ca for la, ca in zip(lam, c)})
+    dec = decide_all_zero([substitute(e, shift) - e for e in phi.equations])
+    D = Derivation(title)
+    D = D.add(rf"Replacing $p$ by $p + {name}(q)^T c$ and $\lambda$ by $\lambda + c$ leaves every equation of the"
+              rf" step unchanged (" + dec.stage + rf"){so}; its order is measured after projecting the new momenta"
+              rf" onto ${name} H_p = 0$ along ${name}^T$.")
+    equivalence = Certificate(f"phi(q, p + {name}^T c) == phi(q, p){claim_tail}", dec.is_zero,
+                              f"the equations are invariant under p -> p + {name}^T c, lambda -> lambda + c ("
+                              + dec.method + ")", dec.stage, derivation=D)
+    equations = [{b: reduction[a, b] for b in range(k) if reduction[a, b] != 0} for a in range(k)]
+    (mu,) = solve_sparse(equations, [list(system.hidden_constraints)], k)
+    pi_map = gc.Map(system.chart, system.chart,
+                    list(system.q) + [pk - sympy.Add(*[rows[a, i] * mu[a] for a in range(k)])
+                                      for i, pk in enumerate(system.p)], parameters=stage_parameters(system))
+    comp = gc.compose(pi_map, phi)
+    reg = StageMap(comp.source, comp.target, comp.equations, new=comp.new, auxiliary=comp.auxiliary,
+                   parameters=comp.parameters, guess=comp.guess, step=STEP_SYMBOL)
+    return reg, equivalence
 
 
 def _velocities(system):
@@ -133,34 +174,8 @@ class DiscreteDirac(ConstrainedScheme):
         cache = self.__dict__.setdefault("_regular", {})
         if system in cache:
             return cache[system]
-        import geomcheck as gc
-        from geomcheck.certify.certificate import Certificate
-        from geomcheck.latex import Derivation
-        from geomcheck.zero import decide_all_zero
-
-        phi = self.step_map(system)
-        m = len(system.constraints)
-        G, A = system.constraint_jacobian, system._reduction_matrix
-        c = [sympy.Dummy(f"c{a}") for a in range(m)]
-        shift = {pi: pi + sympy.Add(*[G[a, i] * c[a] for a in range(m)]) for i, pi in enumerate(system.p)}
-        lam = [u for u in phi.auxiliary if u.name.startswith("lambda")]
-        shift.update({la: la + ca for la, ca in zip(lam, c)})
-        dec = decide_all_zero([substitute(e, shift) - e for e in phi.equations])
-        D = Derivation("The discrete Dirac step depends on p only modulo the constraint directions")
-        D = D.add(r"Replacing $p$ by $p + G(q)^T c$ and $\lambda$ by $\lambda + c$ leaves every equation of the"
-                  r" step unchanged (" + dec.stage + r"), so the step is a map of $T^*M$; its order is measured"
-                  r" after projecting the new momenta onto $G H_p = 0$ along $G^T$.")
-        equivalence = Certificate("phi(q, p + G^T c) == phi(q, p) (the step is a map of T*M)", dec.is_zero,
-                                  "the equations are invariant under p -> p + G^T c, lambda -> lambda + c ("
-                                  + dec.method + ")", dec.stage, derivation=D)
-        # pi(q, p) = (q, p - G^T mu) with (G H_pp G^T) mu = G H_p
-        rows = [{b: A[a, b] for b in range(m) if A[a, b] != 0} for a in range(m)]
-        (mu,) = solve_sparse(rows, [list(system.hidden_constraints)], m)
-        pi = gc.Map(system.chart, system.chart,
-                    list(system.q) + [pk - sympy.Add(*[G[a, i] * mu[a] for a in range(m)])
-                                      for i, pk in enumerate(system.p)], parameters=stage_parameters(system))
-        comp = gc.compose(pi, phi)
-        reg = StageMap(comp.source, comp.target, comp.equations, new=comp.new, auxiliary=comp.auxiliary,
-                       parameters=comp.parameters, guess=comp.guess, step=STEP_SYMBOL)
-        cache[system] = (reg, equivalence)
+        cache[system] = projected_dirac_step(
+            self.step_map(system), system, system.constraint_jacobian, system._reduction_matrix, "G",
+            "The discrete Dirac step depends on p only modulo the constraint directions",
+            r", so the step is a map of $T^*M$", " (the step is a map of T*M)")
         return cache[system]

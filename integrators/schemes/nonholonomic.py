@@ -78,6 +78,7 @@ from geomcheck.zero import decide_zero
 from ..systems import STEP_SYMBOL
 from ..systems.nonholonomic import NonholonomicSystem
 from .base import NamedScheme, Scheme
+from .discrete_dirac import projected_dirac_step
 from .on_manifold import (
     certify_constraints_are_equations,
     certify_order_on_manifold,
@@ -310,32 +311,9 @@ class NonholonomicDiscreteDirac(NonholonomicScheme):
         cache = self.__dict__.setdefault("_regular", {})
         if system in cache:
             return cache[system]
-        from geomcheck.zero import decide_all_zero
-
-        phi = self.step_map(system)
-        A, R = system.constraint_rows, system.reduction_matrix
-        k = A.rows
-        c = [sympy.Dummy(f"c{a}") for a in range(k)]
-        shift = {pi: pi + sympy.Add(*[A[a, i] * c[a] for a in range(k)]) for i, pi in enumerate(system.p)}
-        lam = [u for u in phi.auxiliary if u.name.startswith("lambda")]
-        shift.update({la: la + ca for la, ca in zip(lam, c)})
-        dec = decide_all_zero([substitute(e, shift) - e for e in phi.equations])
-        D = Derivation("The discrete Dirac step depends on p only modulo the constraint directions A^T")
-        D = D.add(r"Replacing $p$ by $p + A(q)^T c$ and $\lambda$ by $\lambda + c$ leaves every equation of the"
-                  r" step unchanged (" + dec.stage + r"); its order is measured after projecting the new momenta"
-                  r" onto $A H_p = 0$ along $A^T$.")
-        equivalence = Certificate("phi(q, p + A^T c) == phi(q, p)", dec.is_zero,
-                                  "the equations are invariant under p -> p + A^T c, lambda -> lambda + c ("
-                                  + dec.method + ")", dec.stage, derivation=D)
-        rows = [{b: R[a, b] for b in range(k) if R[a, b] != 0} for a in range(k)]
-        (mu,) = solve_sparse(rows, [list(system.hidden_constraints)], k)
-        pi_map = gc.Map(system.chart, system.chart,
-                        list(system.q) + [pk - sympy.Add(*[A[a, i] * mu[a] for a in range(k)])
-                                          for i, pk in enumerate(system.p)], parameters=stage_parameters(system))
-        comp = gc.compose(pi_map, phi)
-        reg = StageMap(comp.source, comp.target, comp.equations, new=comp.new, auxiliary=comp.auxiliary,
-                       parameters=comp.parameters, guess=comp.guess, step=STEP_SYMBOL)
-        cache[system] = (reg, equivalence)
+        cache[system] = projected_dirac_step(
+            self.step_map(system), system, system.constraint_rows, system.reduction_matrix, "A",
+            "The discrete Dirac step depends on p only modulo the constraint directions A^T")
         return cache[system]
 
     def _build(self, system):

@@ -29,7 +29,7 @@ from geomcheck.errors import ExpressionError
 from ..errors import SystemDefinitionError
 
 __all__ = ["System", "CanonicalSystem", "STEP_SYMBOL", "checked_symbols", "checked_expression",
-           "constant_parameters"]
+           "constant_parameters", "canonical_coordinates"]
 
 #: The step-size symbol of every scheme: ``h`` (the public contract, docs/contract.md).
 STEP_SYMBOL = sympy.Symbol("h")
@@ -73,6 +73,20 @@ def checked_symbols(values, what: str, owner: str) -> tuple:
         if s == STEP_SYMBOL or s.name == STEP_SYMBOL.name:
             raise SystemDefinitionError(f"{owner}: the name 'h' is reserved for the step size; rename the coordinate {s}")
     return out
+
+
+def canonical_coordinates(q, p, owner: str) -> tuple[tuple, tuple]:
+    """``(q, p)`` checked: symbols (:func:`checked_symbols`), at least one position, as many momenta as
+    positions, all distinct; :class:`SystemDefinitionError` naming ``owner`` otherwise."""
+    q, p = checked_symbols(q, "q", owner), checked_symbols(p, "p", owner)
+    n = len(q)
+    if not n or n != len(p):
+        raise SystemDefinitionError(
+            f"{owner}: {n} positions {list(q)} and {len(p)} momenta {list(p)}; expected at least"
+            " one and as many momenta as positions")
+    if len(set(q + p)) != 2 * n:
+        raise SystemDefinitionError(f"{owner}: the coordinates {list(q + p)} are not distinct")
+    return q, p
 
 
 def checked_expression(H, owner: str) -> sympy.Expr:

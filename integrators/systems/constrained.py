@@ -48,12 +48,13 @@ import sympy
 
 import geomcheck as gc
 from geomcheck.calculus import diff
+from geomcheck.structures import canonical_symplectic_form
 from geomcheck.latex import expression_size
 from geomcheck.linalg import SingularSystem, solve_sparse
 from geomcheck.zero import decide_all_zero, decide_zero
 
 from ..errors import InconsistentStateError, SystemDefinitionError
-from .base import CanonicalSystem, checked_expression, checked_symbols, constant_parameters
+from .base import CanonicalSystem, canonical_coordinates, checked_expression, checked_symbols, constant_parameters
 
 __all__ = ["ConstrainedHamiltonianSystem", "planar_pendulum", "constraint_forces"]
 
@@ -157,16 +158,9 @@ class ConstrainedHamiltonianSystem(CanonicalSystem):
                  p: sympy.Symbol | str | Iterable[sympy.Symbol], constraints: sympy.Expr | Iterable[sympy.Expr],
                  parameters: Mapping | None = None, parametrization: tuple[gc.Chart, gc.Map] | None = None):
         owner = "ConstrainedHamiltonianSystem"
-        self.q = checked_symbols(q, "q", owner)
-        self.p = checked_symbols(p, "p", owner)
+        self.q, self.p = canonical_coordinates(q, p, owner)
         n = len(self.q)
-        if not n or n != len(self.p):
-            raise SystemDefinitionError(
-                f"{owner}: {n} positions {list(self.q)} and {len(self.p)} momenta {list(self.p)}; expected at least"
-                " one and as many momenta as positions")
         coords = self.q + self.p
-        if len(set(coords)) != len(coords):
-            raise SystemDefinitionError(f"{owner}: the coordinates {list(coords)} are not distinct")
         self.H = checked_expression(H, owner)
         self.chart = gc.Chart(list(coords))
         M = self.chart
@@ -174,10 +168,7 @@ class ConstrainedHamiltonianSystem(CanonicalSystem):
         m = len(self.constraints)
         everything = sympy.Tuple(self.H, *self.constraints)
         self._parameters, self._values = constant_parameters(everything, coords, None, parameters, owner)
-        omega = M.d(self.q[0]) ^ M.d(self.p[0])
-        for qi, pi in zip(self.q[1:], self.p[1:]):
-            omega = omega + (M.d(qi) ^ M.d(pi))
-        self.omega = omega
+        self.omega = canonical_symplectic_form(self.q, self.p, M)
         self.constraint_jacobian = sympy.ImmutableMatrix(m, n, [diff(g, x) for g in self.constraints for x in self.q])
         G = self.constraint_jacobian
         self.hidden_constraints, self._reduction_matrix, self.multipliers, self.vector_field = constraint_forces(

@@ -18,6 +18,8 @@ import sympy
 import geomcheck as gc
 
 from ..errors import SystemDefinitionError
+from geomcheck.structures import canonical_symplectic_form
+
 from .base import CanonicalSystem, checked_expression, checked_symbols, constant_parameters
 
 __all__ = ["HamiltonianSystem"]
@@ -80,11 +82,8 @@ class HamiltonianSystem(CanonicalSystem):
         self._parameters, self._values = constant_parameters(self.H, coords, None, parameters, owner)
         self.chart = gc.Chart(list(coords))
         M = self.chart
-        omega = M.d(self.q[0]) ^ M.d(self.p[0])
-        for qi, pi in zip(self.q[1:], self.p[1:]):
-            omega = omega + (M.d(qi) ^ M.d(pi))
-        self.omega = omega
-        self.vector_field = gc.hamiltonian_vector_field(self.H, omega)
+        self.omega = canonical_symplectic_form(self.q, self.p, M)
+        self.vector_field = gc.hamiltonian_vector_field(self.H, self.omega)
         self._separable = None
 
     def _key(self):

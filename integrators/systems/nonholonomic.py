@@ -50,18 +50,14 @@ import sympy
 
 import geomcheck as gc
 from geomcheck.calculus import diff
+from geomcheck.structures import canonical_symplectic_form
 from geomcheck.certify.certificate import Certificate
 from geomcheck.forms import d as exterior_d
 from geomcheck.zero import decide_all_zero
 
 from ..errors import InconsistentStateError, SystemDefinitionError
 from .constrained import constraint_forces
-from .base import (
-    CanonicalSystem,
-    checked_expression,
-    checked_symbols,
-    constant_parameters,
-)
+from .base import CanonicalSystem, canonical_coordinates, checked_expression, constant_parameters
 
 __all__ = ["CONSISTENCY_TOL", "NonholonomicSystem", "knife_edge", "knife_edge_exact_flow"]
 
@@ -126,16 +122,8 @@ class NonholonomicSystem(CanonicalSystem):
                  parameters: Mapping | None = None,
                  parametrization: tuple | None = None):
         owner = "NonholonomicSystem"
-        self.q = checked_symbols(q, "q", owner)
-        self.p = checked_symbols(p, "p", owner)
-        n = len(self.q)
-        if not n or n != len(self.p):
-            raise SystemDefinitionError(
-                f"{owner}: {n} positions {list(self.q)} and {len(self.p)} momenta {list(self.p)}; expected at least"
-                " one and as many momenta as positions")
+        self.q, self.p = canonical_coordinates(q, p, owner)
         coords = self.q + self.p
-        if len(set(coords)) != len(coords):
-            raise SystemDefinitionError(f"{owner}: the coordinates {list(coords)} are not distinct")
         self.H = checked_expression(H, owner)
         self.chart = gc.Chart(list(coords))
         M = self.chart
@@ -143,10 +131,7 @@ class NonholonomicSystem(CanonicalSystem):
         A = self.constraint_rows
         self._parameters, self._values = constant_parameters(sympy.Tuple(self.H, *A), coords, None, parameters,
                                                              owner)
-        omega = M.d(self.q[0]) ^ M.d(self.p[0])
-        for qi, pi in zip(self.q[1:], self.p[1:]):
-            omega = omega + (M.d(qi) ^ M.d(pi))
-        self.omega = omega
+        self.omega = canonical_symplectic_form(self.q, self.p, M)
         self.hidden_constraints, self.reduction_matrix, self.multipliers, self.vector_field = constraint_forces(
             self.H, self.q, self.p, A, M, f"{owner}: A H_pp A^T", f"the constraint rows {A.tolist()}",
             "k independent rows")
