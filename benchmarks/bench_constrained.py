@@ -11,7 +11,9 @@ Three tables, in one run:
 (3) constraint drift ``max |g|`` and ``max |G H_p|`` and the energy error over ``--steps`` steps (default
     1e5) for the pendulum and the double pendulum in Cartesian coordinates.
 
-``--quick``: a 4-link chain and 200-step drifts (a smoke test).  Run from the repository root
+``--quick``: a smoke run in under 20 s (a 2-link chain, 20 steps; the orders from h = 1/4 and 1/8; a
+100-step pendulum drift), for tests/benchmarks.  ``--only certificates``: (4) the catalog's certificates
+(:func:`certificate_table`; also part of a full run).  Run from the repository root
 or anywhere: the checkout is put on ``sys.path``.
 """
 
@@ -117,7 +119,7 @@ def chain_table(n, steps, tol):
         print("goal: SPARK-4 (order 6) step <= 10 x RATTLE step: MISS (no SPARK-4 run)")
 
 
-def order_table():
+def order_table(Ns=(8, 16, 32)):
     import mpmath
     import integrators as ig
     from integrators.systems import planar_pendulum
@@ -131,15 +133,15 @@ def order_table():
         c, si = 1 - 2 * k**2 * sn**2, 2 * k * sn * dn
         ref = [si, -c, 2 * k * cn * c, 2 * k * cn * si]
     print("\n(2) order at 60 digits: pendulum, error at t = 1 against the exact flow (Jacobi elliptic functions)")
-    print(f"{'scheme':18s} {'h = 1/8':>10s} {'h = 1/16':>10s} {'h = 1/32':>10s} {'rates':>16s}")
+    print(f"{'scheme':18s} " + " ".join(f"{'h = 1/' + str(N):>10s}" for N in Ns) + f" {'rates':>16s}")
     for name in ("rattle", "spark-lobatto-3", "spark-lobatto-4"):
         errs = []
-        for N in (8, 16, 32):
+        for N in Ns:
             sol = ig.integrate(s, scheme_of(name), y0, dt=Fraction(1, N), steps=N, save_every=N, backend="mpmath",
                                dps=60)
             errs.append(max(abs(mpmath.mpf(a) - b) for a, b in zip(sol.y[-1], ref)))
-        rates = [float(mpmath.log(errs[i] / errs[i + 1], 2)) for i in range(2)]
-        print(f"{name:18s} " + " ".join(f"{float(e):10.3e}" for e in errs) + f"   {rates[0]:.3f}, {rates[1]:.3f}")
+        rates = [float(mpmath.log(errs[i] / errs[i + 1], 2)) for i in range(len(Ns) - 1)]
+        print(f"{name:18s} " + " ".join(f"{float(e):10.3e}" for e in errs) + "   " + ", ".join(f"{r:.3f}" for r in rates))
 
 
 def drift_table(steps, systems=("pendulum", "double pendulum")):
@@ -163,25 +165,56 @@ def drift_table(steps, systems=("pendulum", "double pendulum")):
                   f" {time.perf_counter() - t:7.1f}", flush=True)
 
 
+def certificate_table(names=("rattle", "spark-lobatto-3", "spark-lobatto-4")):
+    """What the catalog test does for each entry: ``scheme.certify(GENERIC, properties=[prop])[prop]`` per property.
+
+    GENERIC is the pendulum with ``V(x, y)`` undefined and the length a symbol
+    (``tests/integrators/ig_cases_constrained.py``, which the catalog's ``generic_for`` picks for the
+    requirement "constrained"); one scheme instance per entry, properties in the catalog test's order
+    (order, then the declared properties sorted), each certificate with its default budget (10 s).
+    Wall and CPU seconds: on a loaded machine the CPU figure is what an idle machine's wall time would be.
+    """
+    tests = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "integrators")
+    if tests not in sys.path:
+        sys.path.insert(0, tests)
+    from ig_cases_constrained import GENERIC
+    from integrators.schemes.spark import SparkLobatto
+    import integrators as ig
+
+    print(f"\n(4) catalog certificates on the generic constrained system (load {os.getloadavg()[0]:.1f} on"
+          f" {os.cpu_count()} cores)")
+    print(f"{'scheme':18s} {'property':22s} {'holds':>6s} {'stage':>11s} {'wall s':>7s} {'cpu s':>7s}")
+    for name in names:
+        sch = SparkLobatto(int(name.rsplit("-", 1)[1])) if name.startswith("spark") else ig.scheme(name)
+        for prop in ["order", *sorted(sch.properties)]:
+            t, c = time.perf_counter(), time.process_time()
+            cert = sch.certify(GENERIC, properties=[prop])[prop]
+            print(f"{name:18s} {prop:22s} {str(cert.holds):>6s} {cert.stage:>11s} {time.perf_counter() - t:7.2f}"
+                  f" {time.process_time() - c:7.2f}", flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="4-link chain, 200-step drifts")
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke run (< 20 s): 2-link chain, 20 steps; orders from h = 1/4, 1/8; 100-step pendulum drift")
     ap.add_argument("--links", type=int, default=None, help="chain length (default 10; 4 with --quick)")
     ap.add_argument("--chain-steps", type=int, default=100)
     ap.add_argument("--steps", type=int, default=None, help="drift steps (default 1e5; 200 with --quick)")
     ap.add_argument("--tol", type=float, default=None, help="Newton tolerance (default: integrate's, 1e-13)")
-    ap.add_argument("--only", choices=["chain", "order", "drift"], default=None)
+    ap.add_argument("--only", choices=["chain", "order", "drift", "certificates"], default=None)
     ap.add_argument("--drift-systems", default="pendulum,double pendulum",
                     help="comma-separated: pendulum, double pendulum")
     args = ap.parse_args(argv)
-    links = args.links or (4 if args.quick else 10)
-    steps = args.steps or (200 if args.quick else 100_000)
+    links = args.links or (2 if args.quick else 10)
+    steps = args.steps or (100 if args.quick else 100_000)
     if args.only in (None, "chain"):
-        chain_table(links, args.chain_steps, args.tol)
+        chain_table(links, 20 if args.quick else args.chain_steps, args.tol)
     if args.only in (None, "order"):
-        order_table()
+        order_table((4, 8) if args.quick else (8, 16, 32))
     if args.only in (None, "drift"):
-        drift_table(steps, tuple(s.strip() for s in args.drift_systems.split(",")))
+        drift_table(steps, ("pendulum",) if args.quick else tuple(s.strip() for s in args.drift_systems.split(",")))
+    if args.only == "certificates" or (args.only is None and not args.quick):
+        certificate_table()
 
 
 if __name__ == "__main__":

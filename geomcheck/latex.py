@@ -687,12 +687,46 @@ def pdflatex_available() -> bool:
     return shutil.which("pdflatex") is not None
 
 
+#: the files one pdflatex pass writes and the next one reads
+AUXILIARY_SUFFIXES = (".aux", ".toc", ".lof", ".lot", ".out")
+#: lines of an ``.aux`` file that no later pass of a document without lists or references reads:
+#: ``\relax``, the page count the kernel records, and entries for a list whose file was never opened
+_INERT_AUX_LINE = re.compile(r"\\relax\s*|\\gdef\s*\\@abspage@last\{\d+\}\s*|\\@writefile\{(toc|lof|lot)\}.*")
+
+
+def _auxiliary_state(directory, first=False):
+    """What the next pdflatex pass over ``doc.tex`` in ``directory`` reads from the last one.
+
+    Before the first pass nothing was written.  After it, an ``.aux`` file of inert lines only
+    (see :data:`_INERT_AUX_LINE`; the lists its ``\\@writefile`` lines feed were never opened, or
+    their file would exist) reads as nothing too, so that a document with no cross-reference is
+    compiled once.
+    """
+    if first:
+        return {}
+    state = {}
+    for suffix in AUXILIARY_SUFFIXES:
+        f = directory / ("doc" + suffix)
+        if f.exists():
+            state[suffix] = f.read_bytes()
+    aux = state.get(".aux")
+    if aux is not None and set(state) == {".aux"}:
+        text = aux.decode("latin-1")
+        if all(_INERT_AUX_LINE.fullmatch(line) for line in text.splitlines() if line.strip()):
+            return {}
+    return state
+
+
 def compile_pdf(source: str, path, *, timeout: float = 120.0, resources=None, passes: int = 2, log=None):
     """Compile a LaTeX document with pdflatex and write the PDF to ``path`` atomically.
 
-    The document is compiled twice (for references) in a private temporary directory;
-    ``path`` is replaced only when pdflatex succeeded, so a failure never leaves a
-    half-written PDF behind.
+    pdflatex runs in a private temporary directory until the document is stable, at most
+    ``passes`` times: another pass is run only when the auxiliary files it would read (``.aux``,
+    ``.toc``, ``.lof``, ``.lot``, ``.out``) differ from those the last pass read, as latexmk
+    decides.  A first pass that writes nothing a later pass reads (no label, citation or page
+    reference, no list such as a table of contents) is therefore the only one: a one-page
+    derivation costs one pdflatex run, not two.  ``path`` is replaced only when pdflatex
+    succeeded, so a failure never leaves a half-written PDF behind.
 
     Parameters
     ----------
@@ -705,7 +739,8 @@ def compile_pdf(source: str, path, *, timeout: float = 120.0, resources=None, pa
     resources : str or os.PathLike, optional
         A directory searched for included files (figures), as if the document lived there.
     passes : int
-        pdflatex runs (2 resolve references; a table of contents with page numbers needs 3).
+        The most pdflatex runs (2 resolve references; a table of contents with page numbers
+        needs 3); fewer are run when the document is stable earlier (see above).
     log : str or os.PathLike, optional
         Where to copy pdflatex's log of the last pass (to check for overfull boxes, say).
 
@@ -744,7 +779,8 @@ def compile_pdf(source: str, path, *, timeout: float = 120.0, resources=None, pa
     with tempfile.TemporaryDirectory(prefix="geomcheck-tex-") as tmp:
         tex = Path(tmp) / "doc.tex"
         tex.write_text(source, encoding="utf-8")
-        for _ in range(passes):
+        read = _auxiliary_state(Path(tmp), first=True)
+        for _ in range(max(1, passes)):
             try:
                 run = subprocess.run(
                     [exe, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "doc.tex"],
@@ -759,6 +795,10 @@ def compile_pdf(source: str, path, *, timeout: float = 120.0, resources=None, pa
                 first = next((i for i, ln in enumerate(lines) if ln.startswith("!")), None)
                 excerpt = "\n".join(lines[first:first + 6]) if first is not None else "\n".join(lines[-15:])
                 raise LatexCompileError(f"pdflatex failed on the generated document:\n{excerpt}")
+            written = _auxiliary_state(Path(tmp))
+            if written == read:
+                break           # the next pass would read what this one read: its output is this one's
+            read = written
         pdf = Path(tmp) / "doc.pdf"
         if log is not None:
             shutil.copyfile(Path(tmp) / "doc.log", log)

@@ -57,7 +57,8 @@ class BSeriesProperties:
         Up to ``checked_to``.
     conjugate_symplectic_to, energy_preserving_to : int or None
         The largest ``p <= checked_to`` up to which the method is conjugate to a symplectic
-        method / preserves every Hamiltonian to ``O(h^(p+1))``; None for P-series (not decided).
+        method / preserves every Hamiltonian to ``O(h^(p+1))``; the second is None for P-series
+        (not decided).
     declared_order : int
     declared : frozenset of str
         The scheme's declared (certified on a system) properties.
@@ -135,9 +136,9 @@ def bseries_properties(name: str) -> BSeriesProperties:
     order_cert = bs.order_of(a)
     symmetric = bs.is_symmetric(a, checked_to).holds
     symplectic = bs.is_symplectic(a, checked_to).holds
-    conj = energy = None
-    if probe.colours == 1:
-        conj = _largest(lambda p: bs.is_conjugate_symplectic(a, p), checked_to)
+    conj = _largest(lambda p: bs.is_conjugate_symplectic(a, p), checked_to)
+    energy = None
+    if probe.colours == 1:      # energy preservation is decided for B-series only (see bs.is_energy_preserving)
         energy = _largest(lambda p: bs.is_energy_preserving(a, p), checked_to)
     problems, undecided = [], False
     order = order_cert.order

@@ -37,6 +37,7 @@ from .schemes.nonholonomic import NonholonomicRattle
 from .schemes.rattle import Rattle
 from .schemes.refined_composition import RefinedComposition
 from .schemes.runge_kutta import RungeKutta
+from .schemes.spark import SparkLobatto
 from .schemes.splitting import Splitting, blanes_moan, yoshida8
 from .schemes.variational import VariationalScheme
 from .schemes.verlet import StormerVerlet
@@ -159,6 +160,9 @@ _ENTRIES = {
     # holonomic constraints (ConstrainedHamiltonianSystem): properties on the constraint manifold
     "rattle": (Rattle, 2, frozenset({"symplectic", "symmetric", "constraint-preserving"})),
     "discrete-dirac": (DiscreteDirac, 1, frozenset()),
+    # Lobatto IIIA-IIIB for constrained systems (SPARK; Jay 1996, HLW VII.1.4): s = 2 is RATTLE
+    "spark-lobatto-3": (lambda: SparkLobatto(3), 4, frozenset({"symplectic", "symmetric", "constraint-preserving"})),
+    "spark-lobatto-4": (lambda: SparkLobatto(4), 6, frozenset({"symplectic", "symmetric", "constraint-preserving"})),
     # linear velocity constraints A(q) qdot = 0 (NonholonomicSystem): constraint at the midpoint and on the new
     # momenta; not symplectic (nonholonomic flows are not)
     "nonholonomic-rattle": (NonholonomicRattle, 2, frozenset({"symmetric", "constraint-preserving"})),

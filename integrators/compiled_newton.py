@@ -16,16 +16,28 @@ the bandwidths ``(l, u)`` of the pattern, ``l = u = m - 1`` (a dense LU) when no
 narrower.  :class:`CompiledSystem` records the choice.
 
 Newton's iteration follows :class:`integrators.newton.StageSolver`'s rule (``newton="auto"``):
-the Jacobian at the guess, factorized, reused over the iterations and the following steps;
+the start of a step is the polynomial through the roots of the trajectory's last
+``EXTRAPOLATION_POINTS`` steps (:data:`integrators.newton.EXTRAPOLATION_POINTS`, at most 6),
+extrapolated one step on (Hairer-Wanner II, Sec. IV.8, "starting values", with the history of
+steps in place of the collocation polynomial: no tableau needed), kept only when it moves the
+root at most twice as far as the last step did, else the map's guess (``start="guess"``: the
+guess every step); the Jacobian at the start, factorized, reused over the iterations and the following steps;
 convergence when ``max |delta| <= tol (1 + max |u|)`` and the error estimate
 ``theta / (1 - theta) |delta|`` is below ``REFINE`` times that bound (or the contraction has
 stalled at rounding level); a contraction rate above ``REFRESH_RATE`` refreshes the Jacobian
 at the next step, a stale factorization contracting slower than ``STALE_LIMIT`` (or
 diverging) is replaced at once, and a trajectory on which even a fresh factorization fails
-is handed to full Newton (a fresh Jacobian every iteration); ``"simplified"`` and ``"full"``
-as there.  On failure :class:`~integrators.errors.NewtonConvergenceError` names the step and
-the trajectory: nothing half-solved is returned.  Each trajectory of a batch runs on its own
-(its own factorization), one after the other, in one call.
+is handed to full Newton from the map's guess (a fresh Jacobian every iteration);
+``"simplified"`` (the same without that fallback) and ``"full"`` (full Newton from the map's
+guess, no extrapolation) as there.  The convergence test is the same for every start,
+so the states are full Newton's to the Newton tolerance; only the iterations differ (Gauss-4 on
+Henon-Heiles, h = 0.05: 3.9 simplified iterations per step from the guess, 3.0 from the
+extrapolated start; benchmarks/bench_newton_structure.py).  A small system's trajectories
+(up to ``INVERSE_UNKNOWNS`` unknowns) run in groups of ``LANES``, step by step together, each
+with its own factorization, history and decisions: the same states, bit for bit, as one by one
+(tests/integrators/test_newton_starts.py), with the lanes' independent operations overlapped.
+On failure :class:`~integrators.errors.NewtonConvergenceError` names the step and the first
+failing trajectory (as one by one): nothing half-solved is returned.
 
 The library is compiled with the system C compiler as in :mod:`integrators.compiled`
 (``-O2 -ffp-contract=off``: IEEE double operations as numpy's, no fused multiply-add) into
@@ -64,13 +76,20 @@ from geomcheck.errors import InvalidArgumentError
 from .codegen import CPrinter, hoist_scalars
 from .compiled import build_library, load_library
 from .errors import NewtonConvergenceError, NotLowerableError
-from .newton import DEFAULT_TOL, REFINE, REFRESH_RATE, STALE_LIMIT, STALLED, check_newton_mode
+from .newton import (DEFAULT_TOL, EXTRAPOLATION_POINTS, REFINE, REFRESH_RATE, STALE_LIMIT, STALLED,
+                     check_newton_mode)
 from .stage_sparsity import bandwidths, eliminate_affine_unknowns, pattern_of
 
-__all__ = ["CompiledNewton", "compiled_newton", "compiled_newton_run", "CompiledNewtonRun", "c_source_newton", "CompiledSystem", "compiled_system"]
+__all__ = ["CompiledNewton", "compiled_newton", "compiled_newton_run", "CompiledNewtonRun", "c_source_newton", "CompiledSystem", "compiled_system",
+           "LANES", "STARTS"]
 
 #: up to this many unknowns the simplified iteration applies an explicit inverse of the factorized Jacobian
 INVERSE_UNKNOWNS = 8
+#: a small system's trajectories run in groups of this many, step by step together (independent chains of
+#: operations the CPU overlaps); a larger one (beyond ``INVERSE_UNKNOWNS``) one by one
+LANES = 4
+#: the starting values :meth:`CompiledNewton.run` knows
+STARTS = ("extrapolate", "guess")
 ENTRY = "gc_newton_run"
 
 #: the reasons the C loop gives when Newton fails (its return codes)
@@ -244,6 +263,7 @@ def c_source_newton(L, system=None) -> str:
         "#ifndef M_E", "#define M_E 2.71828182845904523536028747135266250", "#endif",
         f"#define DIM {dim}", f"#define M {m}", f"#define KL {lo}", f"#define KU {up}", f"#define W {width}",
         f"#define NS {max(len(hoisted), 1)}", f"#define INVERSE {int(0 < m <= INVERSE_UNKNOWNS)}",
+        f"#define LANES {LANES if m <= INVERSE_UNKNOWNS else 1}",
         "#define AB(i, j) ab[(i) * W + (j) - (i) + KL]",
         f"#define REFINE {float(REFINE)!r}", f"#define STALLED {float(STALLED)!r}",
         f"#define REFRESH_RATE {float(REFRESH_RATE)!r}", f"#define STALE_LIMIT {float(STALE_LIMIT)!r}",
@@ -394,101 +414,222 @@ static double gc_add(double *u, const double *d, double *umax)
     return bad == 0.0 ? r : NAN;
 }
 
-/* counts: iterations, jacobians, factorizations, refreshes, fallbacks */
+/* the starting value of a step from the roots of the previous ones (newest first): the polynomial
+   through the last `order` roots, equally spaced in the step index, evaluated one step on */
+static const double gc_extrapolation[7][6] = {{0, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0}, {2, -1, 0, 0, 0, 0},
+                                               {3, -3, 1, 0, 0, 0}, {4, -6, 4, -1, 0, 0}, {5, -10, 10, -5, 1, 0},
+                                               {6, -15, 20, -15, 6, -1}};
+
+/* one trajectory of a group: its state, its factorization, its history of roots, its iteration */
+typedef struct {
+    double yc[DIM], yn[DIM], g[M], u0[M], u[M], F[M], d[M], dinv[M], ab[M * W], inv[INVERSE ? M * M : 1], hist[6 * M];
+    int piv[M + 1];
+    int valid, fresh, ok, running, failed, code, have_g, extrapolated;
+    long b, nh, k, to_save, fail_step;
+    double prev, fail_res;
+} gc_lane;
+
+/* one simplified iteration of lane l: 1 converged, -1 diverged (or hopeless), 0 go on */
+static int gc_iterate(const double *a, const double *s, gc_lane *l, double tol, long max_iter, long it, long *counts)
+{
+    gc_eqs(a, s, l->yc, l->u, l->F);
+    gc_correction(l->ab, l->piv, l->dinv, l->inv, l->F, l->d);
+    counts[0]++;
+    double umax;
+    double dn = gc_add(l->u, l->d, &umax);
+    int finite = isfinite(dn);
+    double theta = l->prev > 0.0 ? dn / l->prev : 0.0;
+    double eta = theta < 1.0 ? theta / (1.0 - theta) : INFINITY;
+    double bound = tol * (1.0 + umax);
+    int done = finite && dn <= bound && (eta * dn <= REFINE * bound || theta >= STALLED);
+    /* theta^r <= theta for 0 < theta < 1: dn * theta within the bound decides without the power */
+    int hopeless = !done && theta > 0.0 && dn > (1.0 - theta) * bound
+                   && (theta >= 1.0 || dn * theta > (1.0 - theta) * bound)
+                   && dn * gc_ipow(theta, max_iter - it) > (1.0 - theta) * bound;
+    int diverged = !done && (!finite || hopeless || theta >= (l->fresh ? 1.0 : STALE_LIMIT));
+    if (theta > REFRESH_RATE) l->valid = 0;
+    l->prev = dn;
+    return done ? 1 : (diverged ? -1 : 0);
+}
+
+/* a fresh Jacobian at the start u0, factorized; 0 when singular */
+static int gc_refresh(const double *a, const double *s, gc_lane *l, long *counts)
+{
+    gc_jac(a, s, l->yc, l->u0, l->ab);
+    counts[1]++; counts[2]++;
+    if (gc_factor(l->ab, l->piv, l->dinv, l->inv)) return 0;
+    l->valid = 1; l->fresh = 1;
+    return 1;
+}
+
+/* the step's start: the map's guess, or the extrapolation of the previous roots when it stays on their branch:
+   it moves the root at most twice as far as the last step moved it (max-norms), else it is not used */
+static void gc_start(const double *a, const double *s, gc_lane *l, long history, long *counts)
+{
+    long order = l->nh < history ? l->nh : history;          /* the first steps: fewer points */
+    l->have_g = 0;                                           /* the map's guess: only when needed */
+    l->extrapolated = 0;
+    if (order >= 2) {
+        double last = 0.0, move = 0.0;
+        for (int i = 0; i < M; i++) {
+            double x = 0.0;
+            for (long j = 0; j < order; j++) x += gc_extrapolation[order][j] * l->hist[j * M + i];
+            double a1 = fabs(l->hist[i] - l->hist[M + i]), a2 = fabs(x - l->hist[i]);
+            last = a1 > last ? a1 : last;
+            move = a2 > move ? a2 : move;
+            l->u0[i] = x;
+        }
+        if (move <= 2.0 * last) { counts[5]++; l->extrapolated = 1; return; }
+        counts[6]++;
+    }
+    gc_guess(a, s, l->yc, l->g);                             /* the map's own guess: exact at h = 0 */
+    l->have_g = 1;
+    memcpy(l->u0, l->g, M * sizeof(double));
+}
+
+/* the rest of a step whose first simplified attempt failed (or was not made): once more with a fresh
+   Jacobian when the first one was stale, once more from the map's guess when the start was extrapolated,
+   then full Newton from the map's guess; 0 or a failure code */
+static int gc_finish(const double *a, const double *s, gc_lane *l, double tol, long max_iter, long full,
+                     long *counts)
+{
+    if (full != 1 && !l->fresh) {                            /* the stale factorization failed: refreshed */
+        l->valid = 0;
+        counts[3]++;
+        if (gc_refresh(a, s, l, counts)) {
+            memcpy(l->u, l->u0, M * sizeof(double));
+            l->prev = -1.0;
+            for (long it = 1; it <= max_iter; it++) {
+                int r = gc_iterate(a, s, l, tol, max_iter, it, counts);
+                if (r > 0) return 0;
+                if (r < 0) break;
+            }
+        }
+    }
+    if (full != 1 && l->extrapolated) {                      /* from the map's guess, refreshed */
+        if (!l->have_g) { gc_guess(a, s, l->yc, l->g); l->have_g = 1; }
+        memcpy(l->u0, l->g, M * sizeof(double));
+        memcpy(l->u, l->u0, M * sizeof(double));
+        l->extrapolated = 0;
+        l->valid = 0;
+        counts[3]++;
+        if (gc_refresh(a, s, l, counts)) {
+            l->prev = -1.0;
+            for (long it = 1; it <= max_iter; it++) {
+                int r = gc_iterate(a, s, l, tol, max_iter, it, counts);
+                if (r > 0) return 0;
+                if (r < 0) break;
+            }
+        }
+    }
+    l->valid = 0;
+    if (full == 2) {                                         /* "simplified": no fallback */
+        gc_eqs(a, s, l->yc, l->u, l->F);                     /* the residual where it stopped */
+        l->fail_res = gc_maxabs(l->F, M);
+        return 4;
+    }
+    if (full == 0) counts[4]++;                              /* full Newton from the map's guess */
+    if (!l->have_g) gc_guess(a, s, l->yc, l->g);
+    memcpy(l->u, l->g, M * sizeof(double));
+    double res = 0.0;
+    for (long it = 1; it <= max_iter; it++) {
+        gc_eqs(a, s, l->yc, l->u, l->F);
+        res = gc_maxabs(l->F, M);
+        gc_jac(a, s, l->yc, l->u, l->ab);
+        counts[0]++; counts[1]++; counts[2]++;
+        if (gc_lu(l->ab, l->piv, l->dinv)) { l->fail_res = res; return 2; }
+        for (int i = 0; i < M; i++) l->d[i] = -l->F[i];
+        gc_lu_solve(l->ab, l->piv, l->dinv, l->d);
+        double umax;
+        double dn = gc_add(l->u, l->d, &umax);
+        if (!isfinite(dn)) { l->fail_res = res; return 2; }
+        if (dn <= tol * (1.0 + umax)) return 0;
+    }
+    l->fail_res = res;
+    return 3;
+}
+
+/* counts: iterations, jacobians, factorizations, refreshes, fallbacks, extrapolated starts, rejected ones.
+   The trajectories run in groups of LANES, step by step together: each keeps its own factorization,
+   history and decisions (the results are those of running them one by one), and the CPU overlaps
+   the lanes' independent chains of operations. */
 int gc_newton_run(const double *a, long n_traj, const double *y_init, long steps, long save_every, double *out,
-                  double tol, long max_iter, long full, long *info, double *fail_res, long *counts)
+                  double tol, long max_iter, long full, long history, long *info, double *fail_res, long *counts)
 {
     double s[NS];
     gc_scalars(a, s);
     long n_saved = steps / save_every + 1 + (steps % save_every ? 1 : 0);
-    double *buf = malloc(sizeof(double) * (2 * DIM + 5 * M + M * W + (INVERSE ? M * M : 0)));
-    int *piv = malloc(sizeof(int) * (M + 1));
-    if (!buf || !piv) { free(buf); free(piv); return 1; }
-    double *yc = buf, *yn = buf + DIM, *u0 = yn + DIM, *u = u0 + M, *F = u + M, *d = F + M, *dinv = d + M, *ab = dinv + M, *inv = ab + M * W, *sw;
-    for (long b = 0; b < n_traj; b++) {
-        int valid = 0;
-        memcpy(yc, y_init + b * DIM, DIM * sizeof(double));
-        long k = 0;
+    if (history < 0) history = 0;
+    if (history > 6) history = 6;
+    gc_lane *lanes = malloc(sizeof(gc_lane) * LANES);
+    if (!lanes) return 1;
+    for (long b0 = 0; b0 < n_traj; b0 += LANES) {
+        int nl = n_traj - b0 < LANES ? (int)(n_traj - b0) : LANES;
+        for (int j = 0; j < nl; j++) {
+            gc_lane *l = lanes + j;
+            l->b = b0 + j; l->valid = 0; l->nh = 0; l->k = 0; l->to_save = 0; l->failed = 0;
+            memcpy(l->yc, y_init + l->b * DIM, DIM * sizeof(double));
+        }
         for (long n = 0; ; n++) {
-            if (n % save_every == 0 || n == steps) {
-                memcpy(out + (b * n_saved + k) * DIM, yc, DIM * sizeof(double));
-                k++;
+            for (int j = 0; j < nl; j++) {                   /* saved states (no division in the loop) */
+                gc_lane *l = lanes + j;
+                if (l->to_save == 0 || n == steps) {
+                    memcpy(out + (l->b * n_saved + l->k) * DIM, l->yc, DIM * sizeof(double));
+                    l->k++;
+                    l->to_save = save_every;
+                }
+                l->to_save--;
             }
             if (n == steps) break;
-            gc_guess(a, s, yc, u0);
-            memcpy(u, u0, M * sizeof(double));
-            int ok = 0;
-            double res = 0.0;
-            for (int attempt = 0; attempt < 2 && !ok && full != 1; attempt++) {
-                int fresh = 0;
-                if (!valid) {
-                    if (attempt) counts[3]++;
-                    gc_jac(a, s, yc, u0, ab);
-                    counts[1]++; counts[2]++;
-                    if (gc_factor(ab, piv, dinv, inv)) break;      /* singular: full Newton decides */
-                    valid = 1; fresh = 1;
-                }
-                memcpy(u, u0, M * sizeof(double));
-                double prev = -1.0;
-                for (long it = 1; it <= max_iter; it++) {
-                    gc_eqs(a, s, yc, u, F);
-                    gc_correction(ab, piv, dinv, inv, F, d);
-                    counts[0]++;
-                    double umax;
-                    double dn = gc_add(u, d, &umax);
-                    int finite = isfinite(dn);
-                    double theta = prev > 0.0 ? dn / prev : 0.0;
-                    double eta = theta < 1.0 ? theta / (1.0 - theta) : INFINITY;
-                    double bound = tol * (1.0 + umax);
-                    int done = finite && dn <= bound && (eta * dn <= REFINE * bound || theta >= STALLED);
-                    int hopeless = !done && theta > 0.0 && dn > (1.0 - theta) * bound
-                                   && dn * gc_ipow(theta, max_iter - it) > (1.0 - theta) * bound;
-                    int diverged = !done && (!finite || hopeless || theta >= (fresh ? 1.0 : STALE_LIMIT));
-                    if (theta > REFRESH_RATE) valid = 0;
-                    if (done) { ok = 1; break; }
-                    if (diverged) break;
-                    prev = dn;
-                }
-                if (!ok) {
-                    valid = 0;
-                    if (fresh) break;
+            int running = 0;
+            for (int j = 0; j < nl; j++) {                   /* the first simplified attempt, set up */
+                gc_lane *l = lanes + j;
+                l->ok = 0; l->running = 0; l->fresh = 0;
+                if (l->failed) continue;
+                gc_start(a, s, l, history, counts);
+                memcpy(l->u, l->u0, M * sizeof(double));
+                if (full == 1) continue;
+                if (!l->valid && !gc_refresh(a, s, l, counts)) { l->fresh = 1; continue; }  /* singular */
+                l->prev = -1.0;
+                l->running = 1;
+                running++;
+            }
+            for (long it = 1; it <= max_iter && running; it++) {   /* ... run together */
+                for (int j = 0; j < nl; j++) {
+                    gc_lane *l = lanes + j;
+                    if (!l->running) continue;
+                    int r = gc_iterate(a, s, l, tol, max_iter, it, counts);
+                    if (r) { l->running = 0; running--; l->ok = r > 0; }
                 }
             }
-            if (!ok && full == 2) {                           /* "simplified": no fallback */
-                gc_eqs(a, s, yc, u, F);                       /* the residual where it stopped */
-                info[0] = b; info[1] = n + 1; *fail_res = gc_maxabs(F, M);
-                free(buf); free(piv);
-                return 4;
-            }
-            if (!ok) {                                        /* full Newton from the guess */
-                if (full == 0) counts[4]++;
-                valid = 0;
-                memcpy(u, u0, M * sizeof(double));
-                int code = 3;
-                for (long it = 1; it <= max_iter; it++) {
-                    gc_eqs(a, s, yc, u, F);
-                    res = gc_maxabs(F, M);
-                    gc_jac(a, s, yc, u, ab);
-                    counts[0]++; counts[1]++; counts[2]++;
-                    if (gc_lu(ab, piv, dinv)) { code = 2; break; }
-                    for (int i = 0; i < M; i++) d[i] = -F[i];
-                    gc_lu_solve(ab, piv, dinv, d);
-                    double umax;
-                    double dn = gc_add(u, d, &umax);
-                    if (!isfinite(dn)) { code = 2; break; }
-                    if (dn <= tol * (1.0 + umax)) { code = 0; break; }
+            for (int j = 0; j < nl; j++) {
+                gc_lane *l = lanes + j;
+                if (l->failed) continue;
+                l->running = 0;
+                if (!l->ok) {
+                    int code = gc_finish(a, s, l, tol, max_iter, full, counts);
+                    if (code) { l->failed = 1; l->code = code; l->fail_step = n + 1; continue; }
                 }
-                if (code) {
-                    info[0] = b; info[1] = n + 1; *fail_res = res;
-                    free(buf); free(piv);
-                    return code;
+                if (history) {                               /* the root joins the history */
+                    memmove(l->hist + M, l->hist, (history - 1) * M * sizeof(double));
+                    memcpy(l->hist, l->u, M * sizeof(double));
+                    if (l->nh < history) l->nh++;
                 }
+                gc_update(a, s, l->yc, l->u, l->yn);
+                memcpy(l->yc, l->yn, DIM * sizeof(double));
             }
-            gc_update(a, s, yc, u, yn);
-            sw = yc; yc = yn; yn = sw;
+        }
+        for (int j = 0; j < nl; j++) {                       /* the first failing trajectory, as one by one */
+            gc_lane *l = lanes + j;
+            if (l->failed) {
+                info[0] = l->b; info[1] = l->fail_step; *fail_res = l->fail_res;
+                int code = l->code;
+                free(lanes);
+                return code;
+            }
         }
     }
-    free(buf); free(piv);
+    free(lanes);
     return 0;
 }
 """
@@ -506,7 +647,7 @@ def _entry_point(target: str, data: bytes):
     fn = getattr(load_library(target, data), ENTRY)
     dp, lp = ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_long)
     fn.argtypes = [dp, ctypes.c_long, dp, ctypes.c_long, ctypes.c_long, dp, ctypes.c_double, ctypes.c_long,
-                   ctypes.c_long, lp, dp, lp]
+                   ctypes.c_long, ctypes.c_long, lp, dp, lp]
     fn.restype = ctypes.c_int
     _LIBRARIES.put(target, fn)
     return fn
@@ -539,7 +680,7 @@ class CompiledNewton:
         self.counts = {}
 
     def run(self, values, Y0, steps, save_every=1, tol=None, max_iter=50, trajectories=None, newton="auto",
-            step_offset=0):
+            step_offset=0, start="extrapolate"):
         """Run every row of ``Y0`` (``(batch, dim)``); the saved states ``(batch, n_saved, dim)``.
 
         ``values``: the parameters in ``L.parameters`` order (``h`` first).  ``trajectories``:
@@ -548,6 +689,10 @@ class CompiledNewton:
         iteration, full Newton for a trajectory it fails on even with a fresh Jacobian;
         ``"simplified"`` the same without that fallback (the failure is an error); ``"full"``
         full Newton only.  ``step_offset``: added to the step errors name (a run in blocks).
+        ``start``: ``"extrapolate"`` (default) each step starts from the extrapolation of the
+        trajectory's previous roots where it stays on their branch (see the module docstring),
+        ``"guess"`` from the map's guess every step; ``counts["extrapolated"]`` and
+        ``counts["rejected"]`` say how many starts were extrapolated and refused.
 
         Raises
         ------
@@ -556,6 +701,8 @@ class CompiledNewton:
         """
         L = self.lowered
         check_newton_mode(newton)
+        if start not in STARTS:
+            raise InvalidArgumentError(f"start must be one of {', '.join(map(repr, STARTS))}, got {start!r}")
         a = np.ascontiguousarray(values, dtype=float)
         if a.shape != (len(L.parameters),):
             raise InvalidArgumentError(f"expected {len(L.parameters)} parameter values for {L.parameters}")
@@ -572,15 +719,16 @@ class CompiledNewton:
         out = np.empty((Y.shape[0], n_saved, L.dim))
         info = np.zeros(2, dtype=np.int_)
         res = np.zeros(1)
-        counts = np.zeros(5, dtype=np.int_)
+        counts = np.zeros(7, dtype=np.int_)
         dp, lp = ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_long)
         tol = DEFAULT_TOL if tol is None else float(tol)
         code = self._fn(a.ctypes.data_as(dp), Y.shape[0], Y.ctypes.data_as(dp), steps, save_every,
                         out.ctypes.data_as(dp), tol, int(max_iter), {"auto": 0, "full": 1, "simplified": 2}[newton],
+                        EXTRAPOLATION_POINTS if start == "extrapolate" and newton != "full" else 0,
                         info.ctypes.data_as(lp),
                         res.ctypes.data_as(dp), counts.ctypes.data_as(lp))
-        self.counts = dict(zip(("iterations", "jacobians", "factorizations", "refreshes", "fallbacks"),
-                               (int(c) for c in counts)))
+        self.counts = dict(zip(("iterations", "jacobians", "factorizations", "refreshes", "fallbacks",
+                                "extrapolated", "rejected"), (int(c) for c in counts)))
         if code == 1:
             raise MemoryError("the compiled Newton loop could not allocate its buffers")
         if code:
@@ -648,7 +796,7 @@ class CompiledNewtonRun:
         self.tol, self.max_iter, self.newton = tol, max_iter, newton
         self.library = compiled.library
         self.totals = dict.fromkeys(("solves", "iterations", "jacobians", "factorizations", "refreshes",
-                                     "fallbacks"), 0)
+                                     "fallbacks", "extrapolated", "rejected"), 0)
 
     def _run(self, Y, steps, save_every, first):
         out = self.compiled.run(self.values, Y, steps, save_every, self.tol, self.max_iter,
@@ -662,7 +810,9 @@ class CompiledNewtonRun:
         """The :class:`~integrators.newton.NewtonRecord` of the runs so far (``linear_solver``: ``"compiled ..."``)."""
         from .newton import NewtonRecord
 
-        return NewtonRecord(self.newton, "newton", **self.totals,
+        from .newton import COUNTS
+
+        return NewtonRecord(self.newton, "newton", **{key: self.totals[key] for key in COUNTS},
                             linear_solver=f"compiled {self.compiled.linear_solver}")
 
     def run(self, Y, saved_steps, out, watch, bar=None, observer=None) -> None:

@@ -20,7 +20,7 @@ Three modes (``integrate(..., newton=...)``, ``LoweredStep.bind(..., newton=...)
     rate ``theta = |delta_k| / |delta_{k-1}|`` exceeds ``REFRESH_RATE`` its next step
     starts with a fresh Jacobian, and when a stale factorization makes the iteration
     contract slower than ``STALE_LIMIT`` (or diverge, or not converge) the trajectory
-    is restarted at once from the guess with a fresh one.  Every decision is taken per
+    is restarted at once from the step's start with a fresh one.  Every decision is taken per
     trajectory, so an ensemble gives the same results as its trajectories run one by one.
     The fixed point does not depend on the Jacobian used, only the speed does.
 ``"auto"``
@@ -55,6 +55,17 @@ is kept below ``STRUCTURE_MIN_UNKNOWNS``, where it is faster), in every mode and
 same factorization reuse; only the nonzero entries are evaluated.  ``StageSolver.linear_solver``
 and ``NewtonRecord.linear_solver`` say which: ``"banded(l,u)"``, ``"sparse"`` or ``"dense"``.
 A whole run with Newton's method inside compiled C: :mod:`integrators.compiled_newton`.
+
+Starting values (numpy, ``"simplified"`` and ``"auto"`` on equations that are not affine): from
+the third consecutive step of the same trajectories (``step_index`` one more than the last solved,
+the same batch) the start is the polynomial through the roots of the last
+``EXTRAPOLATION_POINTS`` steps extrapolated one step on (:func:`extrapolated_start`: kept per
+trajectory only when it moves the root at most twice as far as the last step did, else the map's
+guess); ``"auto"``'s full Newton from such a start that fails is run again from the map's guess.
+The convergence test does not depend on the start: the same solutions to the tolerance, fewer
+iterations (Gauss-4 on Henon-Heiles, 10^4 trajectories, h = 0.05: 4.7 -> 3.9 batch iterations per
+step; Gauss-4's full Newton on the pendulum from (2, 0), h = 0.1: 3.0 -> 2.5, h = 0.05: 3.0 -> 2.0).  ``StageSolver.starts`` counts the extrapolated and
+the refused starts.
 
 Convergence: ``max |delta u| <= tol * (1 + max |u|)`` per trajectory, with ``tol``
 1e-13 for float64 and ``10**(5 - dps)`` for mpmath unless given; the simplified
@@ -95,7 +106,8 @@ from .errors import NewtonConvergenceError
 from .stage_sparsity import STRUCTURE_MIN_UNKNOWNS, stage_pattern
 
 __all__ = ["newton_numpy", "newton_mpmath", "DEFAULT_TOL", "NEWTON_MODES", "DEFAULT_NEWTON", "check_newton_mode",
-           "StageStructure", "stage_structure", "StageSolver", "NewtonRecord", "COUNTS"]
+           "StageStructure", "stage_structure", "StageSolver", "NewtonRecord", "COUNTS", "EXTRAPOLATION_POINTS",
+           "extrapolation_weights", "extrapolated_start"]
 
 DEFAULT_TOL = 1e-13
 NEWTON_MODES = ("full", "simplified", "auto")
@@ -117,6 +129,48 @@ STALLED = 0.9
 AUTO_SIMPLIFIED = 8
 #: a constant stage matrix with a larger condition number counts as singular
 SINGULAR_CONDITION = 1e15
+#: the starting value of a step (numpy ``"simplified"``/``"auto"``, the compiled Newton): the polynomial
+#: through the roots of this many previous steps of the trajectory, extrapolated one step on
+EXTRAPOLATION_POINTS = 6
+
+
+def extrapolation_weights(points: int) -> tuple:
+    """The weights of the roots of the last ``points`` steps (newest first) in the start of the next.
+
+    The polynomial of degree ``points - 1`` through equally spaced values, at the next point:
+    ``(-1)^(j) binomial(points, j + 1)``.
+
+    >>> extrapolation_weights(3)
+    (3, -3, 1)
+    """
+    from math import comb
+
+    return tuple((-1) ** j * comb(points, j + 1) for j in range(points))
+
+
+def extrapolated_start(roots, guess):
+    """``(start, used)``: the start of a step from the previous roots (newest first), per trajectory.
+
+    ``roots``: the last steps' solutions (at least two), arrays ``(m, batch)``; ``guess`` the
+    map's own guess ``(m, batch)``.  A trajectory takes the
+    extrapolation only when it moves the root at most twice as far (max-norm) as the last step
+    moved it: a start that leaves the branch of the previous roots is not used (the map's guess
+    is).  Any start gives the same solution to the Newton tolerance where Newton's method
+    converges: only the iterations differ.
+
+    >>> import numpy as np
+    >>> roots = [np.array([[3.0, 3.0]]), np.array([[2.0, 1.0]]), np.array([[1.0, 2.0]])]
+    >>> start, used = extrapolated_start(roots, np.zeros((1, 2)))
+    >>> start, used                               # 4 on the line; the second moved back and forth
+    (array([[4., 0.]]), array([ True, False]))
+    """
+    w = extrapolation_weights(len(roots))
+    x = roots[0] * float(w[0])                 # elementwise, not a BLAS product: no threads for a small sum
+    for c, r in zip(w[1:], roots[1:]):
+        x += float(c) * r
+    last = np.abs(roots[0] - roots[1]).max(axis=0)
+    used = np.abs(x - roots[0]).max(axis=0) <= 2.0 * last
+    return np.where(used, x, guess), used
 
 
 def check_newton_mode(mode) -> str:
@@ -278,7 +332,7 @@ def _solve_lapack(out, m, n):
     return delta.T, bad
 
 
-def newton_numpy(L, S, y, tol=None, max_iter=50, step_index=None, trajectories=None, counts=None):
+def newton_numpy(L, S, y, tol=None, max_iter=50, step_index=None, trajectories=None, counts=None, start=None):
     """Solve the stage equations of the lowered implicit step ``L`` for a batch (full Newton).
 
     Parameters
@@ -290,6 +344,8 @@ def newton_numpy(L, S, y, tol=None, max_iter=50, step_index=None, trajectories=N
         The numbers errors give the rows of ``y`` (default 0, 1, ...: their positions).
     counts : dict, optional
         Tallies to add this solve's work to (as :attr:`StageSolver.counts`).
+    start : array (m, batch), optional
+        The starting values (default the map's guess).
 
     Returns
     -------
@@ -300,8 +356,11 @@ def newton_numpy(L, S, y, tol=None, max_iter=50, step_index=None, trajectories=N
     batch = y[0].shape[0]
     names = np.arange(batch) if trajectories is None else np.asarray(trajectories)
     U = np.empty((m, batch))
-    for k, g in enumerate(L.guess.kernel(S["guess"], *y)):
-        U[k] = g
+    if start is not None:
+        U[:] = start
+    else:
+        for k, g in enumerate(L.guess.kernel(S["guess"], *y)):
+            U[k] = g
     active = np.arange(batch)
     everyone = True
     last_res = np.zeros(batch)
@@ -655,6 +714,11 @@ class StageSolver:
         self._constant = None          # the one factorization of a constant Jacobian
         self._mp_factors = {}          # mpmath: trajectory -> (LU, permutation)
         self._eq_scalars = None
+        # numpy, "simplified"/"auto": the roots of the last steps (newest first) and the step they solved,
+        # for the next step's start (extrapolated_start); how many starts were extrapolated or not used
+        self._roots, self._n_roots, self._roots_step = None, 0, None     # (points, m, batch), a ring
+        self._newest = 0
+        self.starts = {"extrapolated": 0, "rejected": 0}
 
     # ---------------------------------------------------------------- shared
 
@@ -683,12 +747,53 @@ class StageSolver:
             return self._constant_numpy(y, U0, step_index)
         if self.structure.affine:
             return self._affine_numpy(y, U0, step_index)
+        start = self._start(U0, step_index)
         if self.mode == "auto" and L.m < AUTO_SIMPLIFIED:
             # measured: a Jacobian this small is evaluated and eliminated about as fast as a
             # simplified iteration, and full Newton needs about half the iterations
-            return newton_numpy(L, B.S, y, tol=B.tol, max_iter=B.max_iter, step_index=step_index,
-                                counts=self.counts)
-        return self._simplified_numpy(y, U0, step_index)
+            U = None
+            if start is not None:
+                try:
+                    U = newton_numpy(L, B.S, y, tol=B.tol, max_iter=B.max_iter, step_index=step_index,
+                                     counts=self.counts, start=start)
+                except NewtonConvergenceError:
+                    U = None                      # once more from the map's guess, as newton="full"
+            if U is None:
+                U = newton_numpy(L, B.S, y, tol=B.tol, max_iter=B.max_iter, step_index=step_index,
+                                 counts=self.counts)
+        else:
+            U = self._simplified_numpy(y, U0, step_index, start)
+        self._remember(U, step_index)
+        return U
+
+    def _start(self, U0, step_index):
+        """The start extrapolated from the previous roots of these trajectories, or None (the map's guess).
+
+        Only for the step right after the last one solved (``step_index`` one more) and the same
+        batch: the roots are those of the same trajectories.
+        """
+        if step_index is None or self._roots_step != step_index - 1 or self._n_roots < 2 \
+                or self._roots.shape[1:] != U0.shape:
+            return None
+        P = self._roots.shape[0]
+        start, used = extrapolated_start([self._roots[(self._newest - j) % P] for j in range(self._n_roots)], U0)
+        k = int(used.sum())
+        self.starts["extrapolated"] += k
+        self.starts["rejected"] += used.size - k
+        return start
+
+    def _remember(self, U, step_index):
+        if step_index is None:
+            self._n_roots, self._roots_step = 0, None
+            return
+        shape = (max(EXTRAPOLATION_POINTS, 2), len(U), len(U[0]))
+        if self._roots_step != step_index - 1 or self._roots is None or self._roots.shape != shape:
+            self._roots, self._n_roots = np.empty(shape), 0
+        self._newest = (self._newest + 1) % shape[0]
+        for k, u in enumerate(U):
+            self._roots[self._newest, k] = u
+        self._n_roots = min(self._n_roots + 1, EXTRAPOLATION_POINTS)
+        self._roots_step = step_index
 
     def _full_numpy(self, y, step_index, trajectories=None):
         """Full Newton: today's dense batch iteration, or the structured one when there is a pattern."""
@@ -898,7 +1003,9 @@ class StageSolver:
         failed.append(active)
         return np.concatenate(failed)
 
-    def _simplified_numpy(self, y, U0, step_index):
+    def _simplified_numpy(self, y, guess, step_index, start=None):
+        """The simplified iteration from ``start`` (default the map's ``guess``); full Newton from the guess."""
+        U0 = guess if start is None else np.array(start)
         m, n = self.lowered.m, U0.shape[1]
         if self._factors is None or self._factors.n != n:
             self._factors = self._new_factors(n)
@@ -930,6 +1037,18 @@ class StageSolver:
             if not todo.size:
                 break
         hard = np.sort(np.concatenate(hard)) if hard else np.arange(0)
+        if hard.size and start is not None:
+            # an extrapolated start on which the iteration failed: once more from the map's guess, refreshed
+            retry = hard[(U0[:, hard] != guess[:, hard]).any(axis=0)]
+            if retry.size:
+                U0[:, retry] = guess[:, retry]
+                self.counts["refreshes"] += retry.size
+                singular, _ = self._refresh(fac, retry, y, U0)
+                fresh[retry] = True
+                solvable = np.setdiff1d(retry, singular)
+                failed = self._iterate_numpy(solvable, y, U0, result, fresh, res) if solvable.size else solvable
+                fac.valid[failed] = False
+                hard = np.sort(np.concatenate([np.setdiff1d(hard, retry), singular, failed]))
         if hard.size:
             if self.mode == "auto":
                 self.counts["fallbacks"] += hard.size

@@ -84,9 +84,14 @@ BUILD_SECONDS_PER_OPERATION = 4.5e-3
 #: an implicit step: Newton's method evaluates the stage equations and their Jacobian about this
 #: many times per step (about four iterations of residual and Jacobian), on either path
 NEWTON_EVALUATIONS = 8
+#: the numpy path's Newton iteration also pays the interpreter for its linear solve and its
+#: convergence test, whatever the size of the equations (about 0.1 ms measured per iteration of a
+#: single trajectory, ``benchmarks/bench_newton_structure.py``); it takes about half as many
+#: iterations as evaluations
+NUMPY_SECONDS_PER_NEWTON_ITERATION = 1.0e-4
 #: backend="auto" runs Newton's method in C only for a run the numpy path is estimated to take at
 #: least this long (the C Newton is built with the Jacobian: a longer build than an explicit step's)
-AUTO_MIN_SECONDS_IMPLICIT = 20.0
+AUTO_MIN_SECONDS_IMPLICIT = 10.0
 
 _OPERATIONS: dict = {}
 
@@ -152,7 +157,8 @@ def auto_choice(stages, options: RunOptions, run: CheckedRun, step=None, time=No
     nothing); numpy otherwise.  mpmath is never chosen: the precision decides it.
 
     An implicit step of one autonomous stage: both estimates times :data:`NEWTON_EVALUATIONS`,
-    the build twice an explicit one's; ``"compiled-newton"`` (Newton's method in C,
+    the numpy one plus :data:`NUMPY_SECONDS_PER_NEWTON_ITERATION` per iteration
+    (``NEWTON_EVALUATIONS / 2`` of them per step), the build twice an explicit one's; ``"compiled-newton"`` (Newton's method in C,
     :mod:`integrators.compiled_newton`) when the numpy estimate is at least
     :data:`AUTO_MIN_SECONDS_IMPLICIT` and more than twice the compiled one.  (A step that is
     linear in the state is then still run by its factorization, without Newton: see
@@ -199,7 +205,8 @@ def _implicit_choice(stages, run: CheckedRun, time) -> AutoChoice:
         hit = _OPERATIONS[key] = (stages[0].map, _count_operations(stages[0].map.equations))
     ops = hit[1]
     work = run.steps * NEWTON_EVALUATIONS * ops
-    t_numpy = work * (NUMPY_SECONDS_PER_OPERATION + batch * NUMPY_SECONDS_PER_ELEMENT)
+    t_numpy = (work * (NUMPY_SECONDS_PER_OPERATION + batch * NUMPY_SECONDS_PER_ELEMENT)
+               + run.steps * NEWTON_EVALUATIONS / 2 * NUMPY_SECONDS_PER_NEWTON_ITERATION)
     t_c = 2 * (BUILD_SECONDS + BUILD_SECONDS_PER_OPERATION * ops) + work * batch * C_SECONDS_PER_ELEMENT
     estimate = (f"an implicit step, {ops} operations in its equations, about {NEWTON_EVALUATIONS} evaluations per"
                 f" step: numpy ~{t_numpy:.3g} s, Newton's method in C ~{t_c:.3g} s with the build")

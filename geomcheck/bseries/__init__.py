@@ -7,7 +7,8 @@ Integration*, III and IX).  This package computes with them exactly:
 * :class:`BSeries` -- a truncated series with exact coefficients (rationals, algebraic
   numbers, rational functions of a family's parameters);
 * methods: :func:`exact_flow`, :func:`runge_kutta`, :func:`partitioned_runge_kutta`,
-  :func:`average_vector_field`, :func:`kahan`, :func:`composition_method`, :func:`series_of`;
+  :func:`average_vector_field`, :func:`kahan`, :func:`rosenbrock` (with the exact Jacobian;
+  W-methods are not B-series methods), :func:`composition_method`, :func:`series_of`;
 * laws: :func:`compose`, :func:`inverse`, :func:`adjoint`, :func:`substitute`,
   :func:`exponential`, :func:`logarithm`;
 * backward error analysis: :func:`modified_equation`, :func:`modifying_integrator`;
@@ -52,6 +53,7 @@ from .properties import (
     order_of,
     symplecticity_pairs,
 )
+from .rosenbrock import rosenbrock
 from .series import BSeries, provide_latex_printer
 from .tree_ops import butcher_product, tree_from_children
 
@@ -64,6 +66,7 @@ __all__ = [
     "partitioned_runge_kutta",
     "average_vector_field",
     "kahan",
+    "rosenbrock",
     "composition_method",
     "scaled",
     "series_of",

@@ -155,7 +155,14 @@ def is_energy_preserving(method: object, p: int) -> Certificate:
     check_truncation(p, "is_energy_preserving")
     s = series_at(method, p, "is_energy_preserving")
     if s.colours != 1:
-        raise BSeriesError("is_energy_preserving is implemented for B-series (rooted trees), not P-series")
+        raise BSeriesError(
+            "is_energy_preserving is implemented for B-series (rooted trees), not P-series: the B-series test "
+            "rests on the independence of the elementary Hamiltonians of free trees (Faou, Hairer, Pham 2004; "
+            "HLW IX.9), and no published characterisation of energy-preserving P-series is known to us -- the "
+            "missing theory is which bicoloured free trees give independent (and which vanishing) elementary "
+            "Hamiltonians for H(q, p), with the signs of p' = -H_q (only sufficient conditions for continuous-stage "
+            "partitioned methods are published, Tang 2018). Check a B-series method, or the energy of a concrete "
+            "system with geomcheck.certify.maps.certify_conserves")
     if s.is_vector_field:
         b = s
         what = f"the vector field {series_label(s)}"

@@ -201,8 +201,30 @@ def kahan(order: int) -> BSeries:
     Quispel 2013); this is that three-stage method.  Only trees whose vertices have at most two
     children matter on quadratic fields (``f''' = 0``).
 
+    Structure (tests/geomcheck/bseries/test_kahan.py; each statement is also checked there with
+    plain sympy on the explicit rational map, built from the polarized definition):
+
+    * symmetric at every order (the tableau is its own adjoint);
+    * not symplectic: the condition of the pair ``(τ, [τ])`` (trees ``[[τ]]`` and ``[τ²]``, both
+      seen by quadratic fields) fails with residual -1/4, and on ``H = p²/2 + q²/2 + q³/3`` the
+      map does not preserve ``dq ∧ dp``;
+    * ``H(y1) - H(y0) = O(h³)``, not ``O(h⁴)``: ``is_energy_preserving`` fails at order 3 on
+      ``[τ²]``, and so does the concrete cubic;
+    * conjugate symplectic up to order 4; the order-5 obstruction of ``is_conjugate_symplectic``
+      involves ``[τ³]``, which quadratic fields do not see: no statement about them follows;
+    * for ``f = J grad H``, ``H`` cubic, ``J`` constant, the map (one linear solve per step)
+      conserves ``H~ = H + (h/3) grad H^T (I - h/2 f')^{-1} f`` and the measure
+      ``dx / det(I - h/2 f'(x))`` (Celledoni et al. 2013); certified with
+      ``geomcheck.certify_conserves`` / ``certify_preserves`` for ``H = p²/2 + q²/2 + q³/3``
+      (any ``h``) and Henon-Heiles (``h = 1/5``); ``h/4`` in place of ``h/3`` is refuted.  For a
+      quartic ``H`` the RK form does not conserve that ``H~`` (a nonzero ``h⁵`` term).
+
     >>> kahan(2)[trees_up_to(2)[1]]
     1/2
+    >>> from geomcheck.bseries.properties import is_symplectic
+    >>> c = is_symplectic(kahan(3), 3)
+    >>> c.holds, [str(t) for t in c.counterexample["pair"]], c.counterexample["residual"]
+    (False, ['τ', '[τ]'], -1/4)
     """
     h = sympy.Rational(1, 2)
     b = [-h, 2, -h]

@@ -2,10 +2,18 @@
 
 With relations, the expression is a function on ``{equations == 0}`` whose unknowns are
 implicit functions of the other symbols.  At every point the other symbols are drawn,
-the equations are solved for the unknowns by Newton's method (our own LU with partial
-pivoting on lists: mpmath's matrix class costs about a second per 40 x 40 solve), and
-the *derived* unknowns (``J D + rhs = 0``, e.g. derivatives of the unknowns by the
-implicit function theorem) are computed from one LU factorization of the Jacobian.
+the equations are solved for the unknowns by Newton's method, and the *derived* unknowns
+(``J D + rhs = 0``, e.g. derivatives of the unknowns by the implicit function theorem) are
+computed from one factorization of the Jacobian.
+
+From :data:`FLOAT_MIN_UNKNOWNS` unknowns on, a well-conditioned Jacobian is factored in
+float64 (:func:`geomcheck.dense_lu.float_factor`) and the answers are brought to the working
+precision by residuals computed at that precision: a simplified Newton's method (the
+factorization kept while each correction is at most :data:`NEWTON_REFRESH_RATIO` of the one
+before) and iterative refinement for the derived unknowns (exact integer residuals,
+:func:`geomcheck.dense_lu.refine_solve`).  The stopping rules are those of the
+multiprecision path; a Jacobian float64 cannot factor reliably is factored by our own
+multiprecision LU with partial pivoting, which refuses it when singular to working precision.
 
 Undefined functions in the equations are replaced by random polynomials (see
 :class:`geomcheck.zero.numeric.PolyModel`): inside Newton the arguments of their jets
@@ -21,7 +29,8 @@ from sympy.core.function import AppliedUndef, Derivative, Subs
 import sympy
 
 from ..calculus import diff
-from ..dense_lu import lu_determinant, lu_factor, lu_solve, solve_equilibrated
+from ..dense_lu import (ExactMatrix, float_factor, lu_determinant, lu_factor, lu_solve, refine_solve,
+                        solve_equilibrated)
 from ..errors import ImplicitMapError, SingularMatrixError
 from .budget import check_deadline
 from .jets import to_jets
@@ -33,6 +42,17 @@ __all__ = ["PreparedRelations", "prepare_relations", "NumericProblem", "NEWTON_S
 
 #: Newton iterations per solve (quadratic convergence needs ~6 from a good guess).
 NEWTON_MAX_ITER = 60
+#: the simplified Newton's method keeps a factored Jacobian while each correction is at most this
+#: fraction of the one before (3 digits gained per residual evaluation), else refactors
+NEWTON_REFRESH_RATIO = 1e-3
+#: the fewest unknowns for which linear systems are factored in float64 and refined (below, the
+#: multiprecision LU is cheaper than numpy's overhead)
+FLOAT_MIN_UNKNOWNS = 8
+#: a solve that starts this close (relative) to where the last one ended starts with its factorization
+NEWTON_REUSE_DISTANCE = 1e-12
+#: a small correction from a Jacobian of an earlier iterate ends the iteration only when it is at
+#: most this fraction of the one before (a contraction: the error left is below the correction)
+NEWTON_ACCEPT_RATIO = 0.25
 #: Newton starts per point: the guess, then the guess moved at random (a guess on a
 #: fold of the relation, such as y = 0 for x**2 + y**2 = 1, has a singular Jacobian).
 NEWTON_STARTS = 3
@@ -46,6 +66,8 @@ CONTINUATION_STEPS = (Fraction(1, 16), Fraction(1, 8), Fraction(1, 4), Fraction(
 #: steps of the continuation that checks, before a counterexample is reported, that the
 #: solution used lies on the branch that starts at the guess (and twice as many)
 CONTINUATION_CHECK_STEPS = 8
+#: the fewest digits at which the intermediate steps of that continuation are solved
+CONTINUATION_MIN_DPS = 20
 
 
 class PreparedRelations:
@@ -140,6 +162,7 @@ class NumericProblem:
         self.deadline = deadline
         self.order = prog.reachable(roots)
         self.degrees = {}
+        self._last_factor = None  # (float factor, where the last Newton solve ended)
         if rel is None:
             self.ev = Evaluator(prog, seed, deadline)
             return
@@ -149,6 +172,8 @@ class NumericProblem:
         for u in rel.unknowns:
             prog.add(u)
         self.order_eq = prog.reachable(self.eq_roots + [x for row in self.jac_roots for x in row])
+        # the residual alone: the steps of the simplified Newton's method that reuse a factorization
+        self.order_residual = prog.reachable(self.eq_roots)
         self.order_guess = prog.reachable(self.guess_roots)
         self.derived, derived_roots = self._compile_derived(deadline)
         # the jets of the equations, and the derivative orders the polynomial model must carry;
@@ -250,7 +275,7 @@ class NumericProblem:
 
     def _guess(self, ctx, symv):
         with self.ev.polynomial_jets() as ev:
-            gv, _, _ = ev.run(ctx, self.order_guess, symv)
+            gv = ev.run_values(ctx, self.order_guess, symv)
         return [gv[g] for g in self.guess_roots]
 
     def _solve_from_guess(self, ctx, symv, j):
@@ -297,49 +322,123 @@ class NumericProblem:
         small_nodes = [self.prog.symbols[s] for s in self.rel.small if s in self.prog.symbols]
         if not small_nodes:
             return None
+        # the rungs only give Newton's method its starts: they are solved (by the same method, to
+        # their own precision) at half the digits, and the solution at the last rung is then
+        # refined at the full digits
+        low = context(max(CONTINUATION_MIN_DPS, dps // 2))
+        symv_low = self.symvals(low, base)
         ends = []
         for n in (fine, 2 * fine):
-            state = None
+            path = []
             for k in range(1, n + 1):
-                sv = dict(symv)
+                sv = dict(symv_low)
                 for node in small_nodes:
-                    sv[node] = symv[node] * k / n
-                state = self._newton(ctx, sv, self._guess(ctx, sv) if state is None else state)
-            ends.append(state)
+                    sv[node] = symv_low[node] * k / n
+                if not path:
+                    start = self._guess(low, sv)
+                elif len(path) == 1:
+                    start = path[-1]
+                else:
+                    # predictor along the equal steps: the line (the parabola) through the last two
+                    # (three) solutions -- Newton's method starts O(step**2) (O(step**3)) from the branch
+                    start = ([2 * a - b for a, b in zip(path[-1], path[-2])] if len(path) == 2 else
+                             [3 * (a - b) + c for a, b, c in zip(path[-1], path[-2], path[-3])])
+                path.append(self._newton(low, sv, start))
+            ends.append(self._newton(ctx, dict(symv), [ctx.convert(a) for a in path[-1]]))
         gap = max(abs(a - b) / (1 + abs(a)) for a, b in zip(*ends))
         if gap and ctx.mag(gap) > -ctx.prec // 3:
             raise BadPoint("the branch of solutions cannot be followed from small step sizes to this point")
         return ends[1]
 
     def _newton(self, ctx, symv, start):
-        """Solve the relations for the unknowns at the precision of ``ctx``."""
+        """Solve the relations for the unknowns at the precision of ``ctx``.
+
+        A simplified Newton's method: the Jacobian, evaluated at an iterate, is factored in
+        float64 (:func:`~geomcheck.dense_lu.float_factor`) and reused while each correction is
+        at most :data:`NEWTON_REFRESH_RATIO` times the one before (else, and at every iterate
+        after half of the :data:`NEWTON_MAX_ITER` iterations, it is evaluated and factored
+        again at the current iterate); the residual is always evaluated at the full
+        precision of ``ctx``, so the corrections -- and the stopping test on them -- are those of
+        the full-precision equations.  A Jacobian too ill-conditioned for float64 (or complex)
+        is solved with the multiprecision LU instead, exactly as Newton's method did before:
+        a Jacobian singular to working precision still makes the point bad.
+        """
         u = list(start)
         n = len(u)
         tol = -0.9 * ctx.dps * LOG2_10
+        # float factorizations pay from FLOAT_MIN_UNKNOWNS unknowns on (numpy's overhead against a
+        # small multiprecision LU); below, and for more equations than unknowns, Newton's method proper
+        square = len(self.eq_roots) == n >= FLOAT_MIN_UNKNOWNS
+        # float factor of the Jacobian at an earlier iterate (of this solve, or of the last one
+        # when it ended where this one starts: a refinement at more digits)
+        factor = self._factor_near(u) if square else None
+        fresh = False        # the correction of this iteration used a Jacobian at this iterate
+        previous = None      # the size of the last correction
         with self.ev.polynomial_jets() as ev:
-            for _ in range(NEWTON_MAX_ITER):
+            for iteration in range(NEWTON_MAX_ITER):
                 sv = dict(symv)
                 sv.update(zip(self.unknown_nodes, u))
-                vals, _errs, _flags = ev.run(ctx, self.order_eq, sv)
+                if iteration >= NEWTON_MAX_ITER // 2:
+                    factor = None  # slow going: Newton's method proper (a Jacobian at every iterate)
+                fresh = factor is None
+                vals = ev.run_values(ctx, self.order_eq if fresh else self.order_residual, sv)
                 F = [vals[r] for r in self.eq_roots]
-                J = [[vals[x] for x in row] for row in self.jac_roots]
-                try:
-                    if len(F) == n:
-                        # scaled: an equation or an unknown of size 1e-40 is not a singular Jacobian
-                        delta = solve_equilibrated(ctx, J, [-f for f in F])
-                    else:
-                        # more (consistent) equations than unknowns: Gauss-Newton, which
-                        # converges quadratically on a zero-residual system
-                        Jm = ctx.matrix(J)
-                        delta = ctx.lu_solve(Jm.T * Jm, -(Jm.T * ctx.matrix(F)))
-                except (ZeroDivisionError, SingularMatrixError):
-                    raise BadPoint("a singular Jacobian of the relations") from None
+                delta = None
+                if fresh:
+                    J = [[vals[x] for x in row] for row in self.jac_roots]
+                    if square:
+                        factor = float_factor(ctx, J)
+                    if factor is None:
+                        delta = self._newton_step(ctx, J, F)
+                if delta is None:
+                    delta = factor.solve(ctx, [-f for f in F])
+                    if delta is None:  # a complex or non-finite residual: the multiprecision step
+                        if not fresh:
+                            vals = ev.run_values(ctx, self.order_eq, sv)
+                        delta = self._newton_step(ctx, [[vals[x] for x in row] for row in self.jac_roots], F)
+                        factor = None
                 u = [u[k] + delta[k] for k in range(n)]
                 step = max(abs(delta[k]) for k in range(n))
                 size = max(abs(x) for x in u)
+                ratio = step / previous if previous else None
                 if not step or ctx.mag(step) <= tol + max(1, ctx.mag(size) if size else 1):
-                    return u
+                    # a correction from a stale factorization counts only while the iteration
+                    # contracts (its error is then below the correction)
+                    if not step or fresh or (ratio is not None and ratio <= NEWTON_ACCEPT_RATIO):
+                        self._last_factor = (factor, [float(x.real) if isinstance(x, ctx.mpc) else float(x)
+                                                      for x in u]) if factor is not None else None
+                        return u
+                if ratio is not None and ratio > NEWTON_REFRESH_RATIO or not square:
+                    factor = None
+                previous = step
         raise BadPoint("Newton's method did not converge on the relations")
+
+    def _factor_near(self, u):
+        """The float factor the last solve ended with, when ``u`` is within ``NEWTON_REUSE_DISTANCE``
+        (relative) of where it ended; else None."""
+        if self._last_factor is None:
+            return None
+        factor, end = self._last_factor
+        if len(end) != len(u):
+            return None
+        for a, b in zip(u, end):
+            a = float(a.real) if hasattr(a, "imag") and a.imag else float(a)
+            if abs(a - b) > NEWTON_REUSE_DISTANCE * (1 + abs(b)):
+                return None
+        return factor
+
+    def _newton_step(self, ctx, J, F):
+        """The Newton correction ``-J^-1 F`` in multiprecision (BadPoint on a singular ``J``)."""
+        try:
+            if len(F) == len(J[0]):
+                # scaled: an equation or an unknown of size 1e-40 is not a singular Jacobian
+                return solve_equilibrated(ctx, J, [-f for f in F])
+            # more (consistent) equations than unknowns: Gauss-Newton, which
+            # converges quadratically on a zero-residual system
+            Jm = ctx.matrix(J)
+            return ctx.lu_solve(Jm.T * Jm, -(Jm.T * ctx.matrix(F)))
+        except (ZeroDivisionError, SingularMatrixError):
+            raise BadPoint("a singular Jacobian of the relations") from None
 
     def _solve_derived(self, ctx, symv, symerrs):
         """Set the derived unknowns: one LU of each relation's Jacobian, many columns."""
@@ -348,23 +447,55 @@ class NumericProblem:
         tol = -0.7 * ctx.prec
         with self.ev.polynomial_jets() as ev:
             for jr, jorder, levels in self.derived:
-                vals, _, _ = ev.run(ctx, jorder, symv, symerrs)
-                try:
-                    LU, perm = lu_factor(ctx, [[vals[x] for x in row] for row in jr])
-                except SingularMatrixError:
-                    raise BadPoint("a singular Jacobian of the relations") from None
+                vals = ev.run_values(ctx, jorder, symv)
+                J = [[vals[x] for x in row] for row in jr]
+                solve = self._derived_solver(ctx, J)
                 for order, cols in levels:
-                    vals, _, _ = ev.run(ctx, order, symv, symerrs)
+                    vals = ev.run_values(ctx, order, symv)
                     for sym_nodes, rhs_nodes in cols:
-                        sol = lu_solve(LU, perm, [-vals[r] for r in rhs_nodes])
+                        sol = solve([-vals[r] for r in rhs_nodes])
                         symv.update(zip(sym_nodes, sol))
                         for node, x in zip(sym_nodes, sol):
                             symerrs[node] = (ctx.mag(x) if x else 0) + tol
 
+    @staticmethod
+    def _derived_solver(ctx, J):
+        """A function solving ``J x = b`` at the precision of ``ctx``: iterative refinement on a
+        float64 factorization when ``J`` is well conditioned (:func:`~geomcheck.dense_lu.float_factor`:
+        the multiprecision LU would not refuse it), else the multiprecision LU (BadPoint when
+        ``J`` is singular to working precision, as before)."""
+        factor = float_factor(ctx, J) if len(J) >= FLOAT_MIN_UNKNOWNS and len(J) == len(J[0]) else None
+        if factor is not None:
+            try:
+                exact = ExactMatrix(J)
+            except ValueError:
+                factor = None
+        mp_lu = []
+
+        def by_lu(b):
+            if not mp_lu:
+                try:
+                    mp_lu.append(lu_factor(ctx, J))
+                except SingularMatrixError:
+                    raise BadPoint("a singular Jacobian of the relations") from None
+            return lu_solve(*mp_lu[0], b)
+
+        if factor is None:
+            return by_lu
+
+        def by_refinement(b):
+            try:
+                x = refine_solve(ctx, exact, factor, b)
+            except ValueError:  # a complex or non-finite right-hand side
+                x = None
+            return by_lu(b) if x is None else x
+
+        return by_refinement
+
     def jacobian_at(self, ctx, symv):
         """The Jacobian of the equations (polynomial model for every jet) at ``symv``."""
         with self.ev.polynomial_jets() as ev:
-            vals, _, _ = ev.run(ctx, self.order_eq, symv)
+            vals = ev.run_values(ctx, self.order_eq, symv)
         return [[vals[x] for x in row] for row in self.jac_roots]
 
 

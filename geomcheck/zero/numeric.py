@@ -35,6 +35,7 @@ import math
 import threading
 
 import mpmath
+from mpmath.libmp import from_int, from_man_exp, mpf_div
 import sympy
 
 from .budget import CHECK_EVERY, check_deadline
@@ -51,6 +52,12 @@ UNRESOLVED = 2
 #: bits to spare
 RATIONAL_GUARD_BITS = 16
 LOG2_10 = math.log2(10)
+#: the random polynomials of :class:`PolyModel` are evaluated exactly in integers when every argument
+#: is a multiple of 2**-EXACT_MAX_SHIFT (else, e.g. for an argument below 2**-20000, by rounded products)
+EXACT_MAX_SHIFT = 1 << 16
+#: bits beyond the working precision of the fixed-point sums of :class:`PolyModel` (a sum whose error
+#: bound is not below 1/32 of its last place is computed exactly instead)
+FIXED_GUARD_BITS = 64
 _NINF = -math.inf
 
 
@@ -344,6 +351,8 @@ class PolyModel:
         self._monos = {}
         self._terms = {}
         self._tables = {}
+        self._exact = {}
+        self._fixed = {}
 
     def _monomials(self, k, D):
         hit = self._monos.get((k, D))
@@ -383,7 +392,144 @@ class PolyModel:
             self._terms[key] = hit
         return hit
 
+    def _exact_terms(self, name, index):
+        """The jet's polynomial as integers: ``(L, [[(t, N_t)] for each degree])``, the jet being
+        ``sum_t N_t x**monos[t] / L`` with the terms grouped by the degree of ``monos[t]``."""
+        key = (name, index)
+        hit = self._exact.get(key)
+        if hit is None:
+            k = len(index)
+            D = self.degrees[(name, k)]
+            monos, _parents, mindex = self._monomials(k, D)
+            coefficients = []
+            for m in monos:
+                if all(e >= a for e, a in zip(m, index)):
+                    c = jet_fraction(self.seed, "poly", name, k, m)
+                    f = 1
+                    for e, a in zip(m, index):
+                        for t in range(a):
+                            f *= e - t
+                    rest = tuple(e - a for e, a in zip(m, index))
+                    coefficients.append((mindex[rest], sum(rest), c * f))
+            L = math.lcm(*(c.denominator for _t, _d, c in coefficients)) if coefficients else 1
+            by_degree = [[] for _ in range(D + 1)]
+            for t, d, c in coefficients:
+                by_degree[d].append((t, c.numerator * (L // c.denominator)))
+            while len(by_degree) > 1 and not by_degree[-1]:
+                by_degree.pop()
+            hit = self._exact[key] = (L, by_degree)
+        return hit
+
+    def _exact_value(self, ctx, name, index, argvals):
+        """The jet at real finite arguments as an integer computation: in fixed point with a proved
+        error bound below 1/32 of the last place of the result (:meth:`_fixed_value`), else exactly,
+        rounded once.  At least as accurate as the sum of rounded products of :meth:`value`; None
+        for complex or non-finite arguments."""
+        parts = []
+        for v in argvals:
+            mpf = getattr(v, "_mpf_", None)
+            if mpf is None:
+                return None  # complex
+            sign, man, exp, _bc = mpf
+            if not man:
+                if exp:
+                    return None  # inf or nan
+                parts.append(None)
+                continue
+            parts.append((sign, man, exp))
+        parts = tuple(parts)
+        k = len(index)
+        D = self.degrees[(name, k)]
+        monos, parents, _ = self._monomials(k, D)
+        prec, rnd = ctx._prec_rounding
+        fast = self._fixed_value(name, index, parts, monos, parents, D, prec, rnd)
+        if fast is not None:
+            return ctx.make_mpf(fast) if fast[1] else ctx.zero
+        shift = max((-p[2] for p in parts if p is not None), default=0)
+        if shift < 0:
+            shift = 0
+        if shift > EXACT_MAX_SHIFT:
+            return None
+        tkey = (name, k, "exact", parts)
+        table = self._tables.get(tkey)
+        if table is None:
+            if len(self._tables) > 256:
+                self._tables.clear()
+            # the arguments as integers times 2**-shift: table[t] = prod x_j**m_j * 2**(shift |m|)
+            X = [0 if p is None else (-(p[1] << (p[2] + shift)) if p[0] else p[1] << (p[2] + shift)) for p in parts]
+            table = [1] * len(monos)
+            for t in range(1, len(monos)):
+                pi, j = parents[t]
+                table[t] = table[pi] * X[j]
+            self._tables[tkey] = table
+        L, by_degree = self._exact_terms(name, index)
+        # sum_d 2**(shift (Dmax - d)) sum_{|m| = d} N_t table[t]: the jet times L 2**(shift Dmax)
+        acc = 0
+        for group in by_degree:
+            acc <<= shift
+            if group:
+                acc += sum(N * table[t] for t, N in group)
+        if not acc:
+            return ctx.zero
+        return ctx.make_mpf(mpf_div(from_int(acc), from_int(L << (shift * (len(by_degree) - 1))), prec, rnd))
+
+    def _fixed_value(self, name, index, parts, monos, parents, D, prec, rnd):
+        """The jet in fixed point with ``P = prec + FIXED_GUARD_BITS`` fractional bits, as an mpf
+        tuple, when its error bound is below 1/32 of a unit in the last place; else None.
+
+        ``M_t = floor(M_parent X_j / 2**P)`` (``X_j = round(x_j 2**P)``, ``M_0 = 2**P``) is off from
+        ``x**m_t 2**P`` by at most ``2 d A**d`` (``d = |m_t|``, ``A = max(1, |x_j|)``, by induction on
+        ``d``: ``eps_m <= eps_p |x_j| + A**(d-1)/2 + 1``); with ``C_t = round(c_t 2**P)`` each product
+        ``C_t M_t`` is off from ``c_t x**m_t 2**(2P)`` by at most ``|C_t| 2 D A**D + (|M_t| + 1)/2``,
+        ``|M_t| <= A**D 2**P + 2 D A**D``: their sum bounds the error of the sum.
+        """
+        P = prec + FIXED_GUARD_BITS
+        k = len(parts)
+        tkey = (name, k, P, parts)
+        hit = self._tables.get(tkey)
+        if hit is None:
+            if len(self._tables) > 256:
+                self._tables.clear()
+            X = []
+            amag = 0  # A <= 2**amag
+            for p in parts:
+                if p is None:
+                    X.append(0)
+                    continue
+                sign, man, exp = p
+                e = exp + P
+                x = man << e if e >= 0 else (man + (1 << (-e - 1))) >> -e
+                X.append(-x if sign else x)
+                m = exp + man.bit_length()
+                if m > amag:
+                    amag = m
+            M = [1 << P] * len(monos)
+            for t in range(1, len(monos)):
+                pi, j = parents[t]
+                M[t] = (M[pi] * X[j]) >> P
+            hit = self._tables[tkey] = (M, amag)
+        M, amag = hit
+        key = (name, index, P)
+        coefficients = self._fixed.get(key)
+        if coefficients is None:
+            L, by_degree = self._exact_terms(name, index)
+            # C_t = round(N_t 2**P / L)
+            terms = [(t, (2 * (N << P) + L) // (2 * L)) for group in by_degree for t, N in group]
+            coefficients = self._fixed[key] = (terms, sum(abs(c) for _t, c in terms))
+        terms, sum_c = coefficients
+        acc = sum(c * M[t] for t, c in terms)
+        if not acc:
+            return None
+        e_max = (2 * D) << (D * amag)
+        bound = sum_c * e_max + len(terms) * (((1 << (P + D * amag)) + e_max + 1) // 2 + 1)
+        if bound.bit_length() + 5 > acc.bit_length() - prec:  # |acc| >= 2**(bit_length - 1)
+            return None
+        return from_man_exp(acc, -2 * P, prec, rnd)
+
     def value(self, ctx, name, index, argvals):
+        exact = self._exact_value(ctx, name, index, argvals)
+        if exact is not None:
+            return exact
         k = len(index)
         monos, parents, _ = self._monomials(k, self.degrees[(name, k)])
         tkey = (name, k, ctx.dps, tuple(getattr(v, "_mpf_", None) or (v.real._mpf_, v.imag._mpf_) for v in argvals))
@@ -426,6 +572,66 @@ class Evaluator:
             yield self
         finally:
             self.use_poly_for_all = False
+
+    def run_values(self, ctx, order, symvals):
+        """The values of :meth:`run` alone, without error bounds or flags (Newton's method).
+
+        The same arithmetic as :meth:`run` (the values are identical); only for the
+        random-polynomial model of every jet (inside :meth:`polynomial_jets`: independent jets
+        are matched by their error bounds, which are not kept here).  Sums, products, integer
+        powers, symbols and jets are evaluated here; any other node by :meth:`run` itself.
+        """
+        if not self.use_poly_for_all or self.poly is None:
+            return self.run(ctx, order, symvals)[0]
+        nodes = self.prog.nodes
+        n = len(nodes)
+        vals = [None] * n
+        full = None  # (vals, errs, flags) for the nodes evaluated by run
+        consts = self.prog.constants(ctx)
+        deadline = self.deadline
+        fsum = ctx.fsum
+        poly = self.poly
+        mpf_type = ctx.mpf
+        count = 0
+        for i in order:
+            count += 1
+            if count % CHECK_EVERY == 0:
+                check_deadline(deadline, CHECK_EVERY)
+            op, data, args = nodes[i]
+            if op == MUL:
+                v = vals[args[0]]
+                for a in args[1:]:
+                    v = v * vals[a]
+            elif op == ADD:
+                if len(args) == 2:
+                    v = vals[args[0]] + vals[args[1]]
+                else:
+                    v = fsum([vals[a] for a in args])
+            elif op == SYM:
+                v = symvals[i]
+            elif op == JET:
+                name, index, _ = data
+                v = poly.value(ctx, name, index, [vals[a] for a in args])
+            elif op == POWI:
+                b = vals[args[0]]
+                if not b and data < 0:
+                    raise BadPoint("division by zero")
+                v = b**data
+            elif (op == NUM or op == CONST) and i in consts:
+                v = consts[i][0]
+            else:
+                if full is None:
+                    full = (vals, [_NINF] * n, [0] * n)
+                self.run(ctx, [i], symvals, None, full)
+                continue
+            if type(v) is mpf_type:
+                special = v._mpf_
+                if not special[1] and special[2]:
+                    raise BadPoint("a non-finite value")
+            elif ctx.isinf(v.real) or ctx.isinf(v.imag) or ctx.isnan(v.real) or ctx.isnan(v.imag):
+                raise BadPoint("a non-finite value")
+            vals[i] = v
+        return vals
 
     def run(self, ctx, order, symvals, symerrs=None, state=None):
         """Evaluate the nodes in ``order``.

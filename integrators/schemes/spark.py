@@ -41,15 +41,26 @@ drifts are written with the combined coefficients ``A Ahat`` (smaller expression
 Declared: order ``2s - 2`` (Jay 1996; HLW VII.1.4: superconvergence of q and p at the Lobatto
 points) and ``{"symplectic", "symmetric", "constraint-preserving"}``, each in the sense of
 :mod:`integrators.schemes.on_manifold` (on the constraint manifold ``M``), as for RATTLE.
-Certified in ``tests/integrators/test_spark.py`` on the pendulum with a generic potential
-``V(x, y)`` and a symbolic length (``GENERIC`` of ``tests/integrators/ig_cases_constrained.py``):
-in every run, the order of s = 3 and the constraints of s = 3 and 4 (plus, numerically at 60
-digits, ``det(D phi_M) f(phi_M) = f`` for ``iota^* omega = f du ^ dw`` on the concrete pendulum,
-to 1e-20, where a 1e-6 perturbation shows 1.8e-6); under the thorough profile, the symplecticity
-and symmetry of s = 3 (and that its order is not 5), and the order, symplecticity and symmetry of
-s = 4, whose zero tests need more than the certificates' default 10 s budget (the same residuals
-are decided there with budgets of 120-300 s; each takes 15-110 s).  The orders are also measured
-at 60 digits against the pendulum's exact flow (rates 4.005, 6.002).
+Certified on the pendulum with a generic potential ``V(x, y)`` and a symbolic length (``GENERIC``
+of ``tests/integrators/ig_cases_constrained.py``), each with the certificates' default 10 s budget
+(``benchmarks/bench_constrained.py --only certificates``; s = 4, CPU seconds: order 5.9 (with the
+symmetry), symplectic 1.3, symmetric 0.2, constraint-preserving 0.1):
+
+* *symmetric* by the adjoint argument (:func:`~integrators.schemes.on_manifold.certify_symmetric_by_reversal`):
+  the stages of ``phi_h`` taken backwards (:meth:`SparkLobatto.stage_reversal`) make every equation
+  of ``phi_{-h}`` from ``phi_h(iota(s))`` back to ``iota(s)`` one of ``phi_h``'s equations, identically
+  (:meth:`SparkLobatto.equation_pairing`); no system of both steps' unknowns is solved;
+* *order* ``2s - 2`` from order ``2s - 3`` and that symmetry (a symmetric method's order is even,
+  HLW Thm. II.3.2; :func:`~integrators.schemes.on_manifold.certify_order_by_symmetry`): the largest
+  Taylor coefficient is never expanded (the full expansion agrees: ``tests/integrators/test_spark.py``,
+  thorough profile);
+* *symplectic*: ``(phi o iota)^* omega = iota^* omega`` with the derivatives of the stages by the
+  implicit function theorem at each evaluation point (the step asks for ``derivatives="implicit"``:
+  the symbolic Cramer solve of the 4 x 4 block left for s = 3 took 35-90 s).
+
+Also checked numerically at 60 digits, ``det(D phi_M) f(phi_M) = f`` for ``iota^* omega = f du ^ dw``
+on the concrete pendulum, to 1e-20 (a 1e-6 perturbation shows 1.8e-6), and the orders against the
+pendulum's exact flow (rates 4.005, 6.002).
 The order is expanded in the form regular at ``h = 0`` in which every ``g(Q_i) = 0`` is replaced
 by its divided difference ``(g(q0 + h sum_j a_ij T_p(P_j)) - g(q0)) / h`` (polynomial
 constraints: the identity is checked exactly; on ``M``, ``g(q0) = 0``; the interior ``Q_k = q0 + Z_k``
@@ -81,6 +92,7 @@ from geomcheck.zero import decide_all_zero
 
 from ..errors import InvalidArgumentError
 from ..systems import STEP_SYMBOL, ConstrainedHamiltonianSystem
+from .on_manifold import certify_order_by_symmetry, certify_order_on_manifold, certify_symmetric_by_reversal
 from .rattle import ConstrainedScheme, divided_difference
 from .stages import StageMap, stage_parameters
 
@@ -262,7 +274,9 @@ class SparkLobatto(ConstrainedScheme):
             (mu,) = solve_sparse(rows, [rhs], m)
             Px = [kick[r] - sympy.Add(*[Gnew[a][r] * mu[a] for a in range(m)]) for r in range(n)]
             hidden = []
+            final = list(mu)
         else:
+            final = list(Mu)
             Px = [kick[r] - sympy.Add(*[Gnew[a][r] * Mu[a] for a in range(m)]) for r in range(n)]
             hidden = [substitute(hc, {**dict(zip(p, Px)), **at_new}) for hc in system.hidden_constraints]
             aux += Mu
@@ -277,8 +291,14 @@ class SparkLobatto(ConstrainedScheme):
                 guess.update({Zs[k][r]: self.c[k - 1] * h * v0[r] for r in range(n)})
             for j in L:
                 guess.update({L[j][a]: h * system.multipliers[a] for a in range(m)})
+        # implicit derivatives for the step (the symplecticity certificate's pullback): Cramer's rule on the
+        # symbolic 4 x 4 block left for s = 3 takes 35-90 s (the adjugate), the derivatives computed by the
+        # implicit function theorem at each evaluation point take a second; the regular form is only expanded
         phi = StageMap(system.chart, system.chart, equations, new=Q + P, auxiliary=aux,
-                       parameters=stage_parameters(system), guess=guess, step=STEP_SYMBOL)
+                       parameters=stage_parameters(system), guess=guess, step=STEP_SYMBOL,
+                       derivatives="auto" if regular else "implicit")
+        #: the last impulse b_s h Lambda_s: an unknown, or its formula in the others (the reversal needs it)
+        phi.final_impulse = tuple(final)
         if not regular:
             # lowered in place of the equations (integrators.lower): the same rows with each g(q0 + Z) written
             # g(q0) + (g(q0 + Z) - g(q0)) expanded in Z, so that its rounding error is that of g(q0) and of
@@ -289,6 +309,82 @@ class SparkLobatto(ConstrainedScheme):
 
     def _build(self, system):
         return self._equations(system)
+
+    def stage_reversal(self, system: ConstrainedHamiltonianSystem) -> dict:
+        """The auxiliary unknowns of the step ``phi_{-h}`` from ``phi_h(q0, p0)`` that lead back, by those of ``phi_h``.
+
+        Lobatto IIIA and IIIB are symmetric (``a_{s+1-i, s+1-j} = b_j - a_ij``, the same for
+        ``ahat``, ``c_{s+1-i} = 1 - c_i``), so the stages of ``phi_{-h}`` from ``(q1, p1)`` back to
+        ``(q0, p0)`` are those of ``phi_h`` in reverse order: ``Q'_k = Q_{s+1-k}``, hence
+        ``Z'_k = q0 + Z_{s+1-k} - q1``, and the multipliers ``Lambda'_j = Lambda_{s+1-j}``, hence
+        the impulses ``L'_j = (-h) Lambda'_j = -L_{s+1-j}`` (``L_s = Mu / b_s``, the last impulse,
+        an unknown or its formula) and ``Mu' = b_s L'_s = -b_s L_1``.  What
+        :func:`~integrators.schemes.on_manifold.certify_symmetric_by_reversal` checks.
+
+        >>> from integrators.schemes.spark import SparkLobatto
+        >>> from integrators.systems import planar_pendulum
+        >>> rev = SparkLobatto(3).stage_reversal(planar_pendulum())
+        >>> {str(u): v for u, v in rev.items() if str(u) != "L1_1"}
+        {'Z2_x': Z2_x + x - x_new, 'Z2_y': Z2_y + y - y_new, 'L2_1': -L2_1}
+        """
+        phi = self.step_map(system)
+        s, q = self.stages_count, system.q
+        n, m, Zs, L, Q, P, Mu = self._parts(system)
+        bs = self.b[s - 1]
+        rev = {}
+        for k in range(2, s):
+            rev.update({Zs[k][r]: q[r] + Zs[s + 1 - k][r] - Q[r] for r in range(n)})
+        for j in range(2, s):
+            rev.update({L[j][a]: -L[s + 1 - j][a] for a in range(m)})
+        rev.update({L[1][a]: -phi.final_impulse[a] / bs for a in range(m)})
+        if Mu[0] in phi.auxiliary:
+            rev.update({Mu[a]: -bs * L[1][a] for a in range(m)})
+        return rev
+
+    def equation_pairing(self, system: ConstrainedHamiltonianSystem) -> dict:
+        """``{k: j}``: equation k of ``phi_{-h}`` at the reversed stages is equation j of ``phi_h`` (see below).
+
+        The equations are ordered ``q1 (n), p1 (n), Z_k (k = 2..s-1, n each), g(Q_i) (i = 2..s, m
+        each)`` [, ``G(q1) T_p(p1)`` (m)].  Reversed, the stage equation of ``Z'_k`` is that of
+        ``Z_{s+1-k}`` and the constraint at ``Q'_i = Q_{s+1-i}`` that of stage ``s+1-i``
+        (``i < s``); the others (``q0``, ``p0`` as the new state, ``g(Q'_s) = g(q0)``, the hidden
+        constraint at ``(q0, p0)``) are identities on the manifold.
+
+        >>> from integrators.schemes.spark import SparkLobatto
+        >>> from integrators.systems import planar_pendulum
+        >>> SparkLobatto(4).equation_pairing(planar_pendulum())
+        {4: 6, 5: 7, 6: 4, 7: 5, 8: 9, 9: 8}
+        """
+        s = self.stages_count
+        n, m = len(system.q), len(system.constraints)
+        stage = {k: 2 * n + (k - 2) * n for k in range(2, s)}                # first row of Z_k's equations
+        cond = {i: 2 * n + (s - 2) * n + (i - 2) * m for i in range(2, s + 1)}  # first row of g(Q_i)
+        pairs = {}
+        for k in range(2, s):
+            pairs.update({stage[k] + r: stage[s + 1 - k] + r for r in range(n)})
+        for i in range(2, s):
+            pairs.update({cond[i] + a: cond[s + 1 - i] + a for a in range(m)})
+        return pairs
+
+    def _certify_one(self, prop, phi, system):
+        if prop == "symmetric":
+            # the adjoint argument: phi_h's stages reversed solve phi_-h (one step's unknowns for the zero
+            # test instead of both steps'); the claim is certify_symmetric_on_manifold's
+            S, iota = system.manifold()
+            return certify_symmetric_by_reversal(phi, iota, self.stage_reversal(system), self.equation_pairing(system))
+        if prop == "order":
+            # order 2s - 2 (even) from order 2s - 3 and the symmetry: the h^(2s-2) coefficient, the largest
+            # expansion (s = 4: 19 s of the plain certificate's 25 s), is not computed
+            S, iota = system.manifold()
+            reg, equivalence = self.regular_form(system)
+            if not isinstance(iota, gc.Map) or (equivalence is not None and equivalence.holds is not True):
+                # the expansion is undecided anyway (no exact point of M, or no regular form): say why at once
+                return certify_order_on_manifold(reg, system.vector_field, iota, self.h, int(self.order),
+                                                 equivalence)
+            symmetric = self._certify_one("symmetric", phi, system)
+            return certify_order_by_symmetry(reg, system.vector_field, iota, self.h, int(self.order), symmetric,
+                                             equivalence)
+        return super()._certify_one(prop, phi, system)
 
     def regular_form(self, system: ConstrainedHamiltonianSystem) -> tuple:
         """The step with each ``g(Q_i) = 0`` replaced by its divided difference (see the module docstring)."""

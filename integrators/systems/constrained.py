@@ -56,7 +56,48 @@ from geomcheck.zero import decide_all_zero, decide_zero
 from ..errors import InconsistentStateError, SystemDefinitionError
 from .base import CanonicalSystem, canonical_coordinates, checked_expression, checked_symbols, constant_parameters
 
-__all__ = ["ConstrainedHamiltonianSystem", "planar_pendulum", "constraint_forces"]
+__all__ = ["ConstrainedHamiltonianSystem", "planar_pendulum", "constraint_forces", "regular_at_a_rational_point"]
+
+
+#: the multipliers of the index reduction up to this expression size are put over one denominator (cancel)
+CANCEL_MAX_SIZE = 300
+
+#: how many rational points :func:`regular_at_a_rational_point` tries
+REGULARITY_POINTS = 3
+
+
+def regular_at_a_rational_point(matrix, points: int = REGULARITY_POINTS, seed: int = 0) -> bool:
+    """True when, at one point with rational values for all its symbols, ``matrix`` is exact and ``det != 0``.
+
+    Then ``det`` is not identically zero (a proof: one exact nonzero value); False says nothing
+    (a point on the determinant's zero set, a pole, an entry that is no rational number there:
+    undefined functions, ``sin(1/3)``), and the caller decides ``det`` symbolically.  Symbols
+    assumed integer get integer values, the others positive rationals (any sign assumption is
+    met); the points are fixed by ``seed``.
+
+    >>> import sympy
+    >>> x, y = sympy.symbols("x y")
+    >>> regular_at_a_rational_point(sympy.Matrix([[x, y], [y, x]]))
+    True
+    >>> regular_at_a_rational_point(sympy.Matrix([[x, y], [2 * x, 2 * y]]))       # dependent rows
+    False
+    >>> regular_at_a_rational_point(sympy.Matrix([[sympy.sin(x)]]))                # not rational: undecided here
+    False
+    """
+    import random
+
+    matrix = sympy.Matrix(matrix)
+    symbols = sorted(matrix.free_symbols, key=str)
+    rnd = random.Random(seed)
+    for _ in range(points):
+        at = {x: sympy.Integer(rnd.randint(2, 97)) if x.is_integer else sympy.Rational(rnd.randint(1, 997), 97)
+              for x in symbols}
+        values = matrix.xreplace(at)
+        if not all(v.is_Rational for v in values):
+            continue
+        if values.det(method="bareiss") != 0:
+            return True
+    return False
 
 
 def constraint_forces(H, q, p, A, chart, what: str, rows: str, expected: str):
@@ -83,7 +124,10 @@ def constraint_forces(H, q, p, A, chart, what: str, rows: str, expected: str):
     rhs = [sympy.Add(*[diff(c, qj) * Hp[j] - diff(c, pj) * Hq[j] for j, (qj, pj) in enumerate(zip(q, p))])
            for c in hidden]
     reduction = sympy.ImmutableMatrix(k, k, [equations[a].get(b, 0) for a in range(k) for b in range(k)])
-    det = reduction.det(method="berkowitz") if k <= 3 else None
+    # "singular everywhere" is refuted by one point where det is a nonzero rational number (exact, microseconds);
+    # only when no such point is found is the symbolic determinant decided (it took 70 s of CPU for 3 rods)
+    regular_somewhere = regular_at_a_rational_point(reduction)
+    det = reduction.det(method="berkowitz") if k <= 3 and not regular_somewhere else None
     if det is not None and decide_zero(det).is_zero is True:
         raise SystemDefinitionError(
             f"{what} = {reduction.tolist()} is singular everywhere: {rows} are dependent (or H is degenerate in"
@@ -93,8 +137,10 @@ def constraint_forces(H, q, p, A, chart, what: str, rows: str, expected: str):
     except SingularSystem:
         raise SystemDefinitionError(f"{what} is singular: {rows} are dependent (or H is degenerate in p); expected"
                                     f" {expected}") from None
-    # cancel common factors of small rational multipliers (display, and smaller lowered code)
-    lam = tuple(sympy.cancel(e) if expression_size(e, 800) <= 800 else e for e in lam)
+    # cancel common factors of small rational multipliers (display, and smaller lowered code); only small
+    # ones: cancel expands, and a 3-rod chain's multipliers (sizes 415-627 in 12 symbols) took 70 s of CPU
+    # (a double pendulum's, 165-215, take 0.1 s)
+    lam = tuple(sympy.cancel(e) if expression_size(e, CANCEL_MAX_SIZE) <= CANCEL_MAX_SIZE else e for e in lam)
     field = gc.VectorField(chart, {**{qi: Hp[i] for i, qi in enumerate(q)},
                                    **{pi: -Hq[i] - sympy.Add(*[A[a, i] * lam[a] for a in range(k)])
                                       for i, pi in enumerate(p)}})

@@ -3,9 +3,8 @@ goals live in the scripts, not here.
 
 The scripts run in one fresh interpreter (``quick_runs.py``: the imports paid once, not once per
 script); each test below checks one script's exit status and output.  ``bench_distributed``
-starts Dask worker processes and runs alone.  Not run here: ``bench_constrained`` (building the
-symbolic constrained chain takes over a minute even for three links) and ``bench_variational``
-(no quick mode; the orders it prints are measured in the tests of the variational schemes).
+starts Dask worker processes and runs alone.  Not run here: ``bench_variational`` (no quick mode;
+the orders it prints are measured in the tests of the variational schemes).
 """
 
 import json
@@ -40,6 +39,8 @@ QUICK = {
     "bench_newton_structure.py": ["--quick", "--particles", "8"],
     "bench_certify_scaling.py": ["--quick", "--ns", "2", "--cap", "20"],
     "bench_jax.py": ["--quick"],
+    "bench_nodepy.py": ["--quick"],
+    "bench_constrained.py": ["--quick"],
 }
 
 
@@ -85,7 +86,7 @@ def test_the_driver_reports_a_failing_script(tmp_path):
                                     "bench_order_conditions.py", "bench_composed_verlet.py", "bench_bseries.py",
                                     "bench_structure_search.py", "bench_compiled_ensemble.py", "bench_mpmath.py",
                                     "bench_nonholonomic.py", "bench_newton_structure.py", "bench_certify_scaling.py",
-                                    "bench_jax.py"])
+                                    "bench_jax.py", "bench_nodepy.py", "bench_constrained.py"])
 def test_benchmark_quick_mode_prints_a_table(quick, script):
     assert "|" in quick(script)["stdout"]
 

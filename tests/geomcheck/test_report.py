@@ -272,6 +272,9 @@ def test_the_pdf_opens_with_the_verdict_and_fits_its_margins(with_pdf, tmp_path)
     rows = {r["scheme"]: r for r in summary["bseries"]}
     assert rows["implicit-midpoint"]["agrees"] is True and rows["implicit-midpoint"]["conjugate_symplectic_to"] == 4
     assert rows["stormer-verlet"]["kind"] == "P-series" and rows["stormer-verlet"]["symplectic"] is True
+    # symplectic, so conjugate-symplectic (chi = id) to every order checked; energy: not decided for P-series
+    assert rows["stormer-verlet"]["conjugate_symplectic_to"] == rows["stormer-verlet"]["checked_to"] == 4
+    assert rows["stormer-verlet"]["energy_preserving_to"] is None
 
 
 _SMALL_REPORT = """

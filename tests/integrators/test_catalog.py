@@ -21,7 +21,7 @@ def test_catalog_lists_the_required_schemes():
                 "yoshida-6", "yoshida-8", "suzuki-4", "kahan-li-6", "kahan-li-8", "contact-yoshida-6"}
     required |= {"conformal-splitting-2", "conformal-symplectic-euler"}     # linear damping
     required |= {"coupled-avf", "coupled-itoh-abe"}     # Komatsu-Terakawa-Yaguchi 2020 (coupled natural systems)
-    required |= {"rattle", "discrete-dirac"}     # holonomic constraints
+    required |= {"rattle", "discrete-dirac", "spark-lobatto-3", "spark-lobatto-4"}     # holonomic constraints
     required |= {"average-vector-field", "gonzalez", "itoh-abe", "port-hamiltonian-avf"}     # discrete gradients
     required |= {"variational-midpoint", "variational-trapezoidal", "galerkin-lobatto-3", "galerkin-gauss-2"}
     required |= {"rigid-body-splitting", "lotka-volterra-splitting"}     # Poisson systems

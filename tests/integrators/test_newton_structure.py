@@ -367,3 +367,21 @@ def test_auto_runs_newton_in_c_for_a_long_implicit_run(monkeypatch):
     oscillator = ig.HamiltonianSystem((p**2 + q**2) / 2, q, p)
     linear = ig.integrate(oscillator, "implicit-midpoint", [1.0, 0.0], dt=0.05, steps=50)
     assert linear.path == "numpy" and "linear" in linear.path_note
+
+
+def test_auto_counts_the_interpreter_per_newton_iteration_of_one_trajectory():
+    """One trajectory of a small implicit step: the numpy Newton's cost is the interpreter's per
+    iteration (its linear solve and convergence test, ~0.1 ms), not the size of the equations, so a
+    run of 5e4 steps (Guo et al.'s pendulum: ~18 s on numpy, measured) goes to Newton's method in C,
+    and 500 steps stay on numpy."""
+    import sympy
+
+    import integrators as ig
+    from integrators.compiled import find_compiler
+    from integrators.integrate import chosen_backend
+
+    q, p = sympy.symbols("q p")
+    pendulum = ig.HamiltonianSystem(p**2 / 2 - sympy.cos(q), q, p)
+    assert chosen_backend(pendulum, "implicit-midpoint", [1.0, 0.0], dt=0.05, steps=500) == "numpy"
+    long = chosen_backend(pendulum, "implicit-midpoint", [1.0, 0.0], dt=0.05, steps=50000)
+    assert long == ("compiled" if find_compiler() is not None else "numpy")

@@ -1,8 +1,10 @@
 """Lobatto IIIA-IIIB (SPARK) for holonomic constraints: s = 2 is RATTLE, certificates on the manifold, orders at
-60 digits, drift at rounding level, refusals.  The expensive certificates (the symplecticity and symmetry of
-s = 3 and 4 and the order of s = 4 on the generic circle, a negative control) run under the thorough profile;
-every run checks the symplecticity on the manifold numerically at 60 digits.  The 1e5-step drifts and the
-10-link chain are in benchmarks/bench_constrained.py."""
+60 digits, drift at rounding level, refusals.  Every run certifies the symmetry of s = 3 and 4 (the reversed
+stages, an identity: under 2 s) with its negative controls and the order route through it; the catalog test
+certifies each declared property of both on the generic circle.  Under the thorough profile the same claims are
+cross-checked by the generic constructions with larger budgets (both steps' equations solved together, the full
+Taylor expansion, the pullback with a 120 s budget).  Every run checks the symplecticity on the manifold
+numerically at 60 digits.  The 1e5-step drifts and the 10-link chain are in benchmarks/bench_constrained.py."""
 
 import os
 from fractions import Fraction
@@ -13,12 +15,14 @@ import pytest
 import sympy as sp
 
 import geomcheck as gc
+from geomcheck.certify.certificate import Certificate
 from geomcheck.certify.order import flow_coefficients, taylor_coefficients
 from geomcheck.maps import pullback, substitute
 from geomcheck.zero import Relation, decide_all_zero
 import integrators as ig
 from integrators.errors import InvalidArgumentError, SchemeNotApplicableError
-from integrators.schemes.on_manifold import (certify_constraints_are_equations, certify_order_on_manifold,
+from integrators.schemes.on_manifold import (certify_constraints_are_equations, certify_order_by_symmetry,
+                                             certify_order_on_manifold, certify_symmetric_by_reversal,
                                              certify_symplectic_on_manifold, on_manifold)
 from integrators.schemes.base import scaled
 from integrators.schemes.spark import SparkLobatto
@@ -120,17 +124,14 @@ def test_three_stages_certified_on_the_generic_circle():
 
 @long_only
 def test_three_stages_symplectic_on_the_generic_circle():
-    """on_manifold's residual ``(phi o iota)^* omega - iota^* omega`` (15-60 s), decided with a 120 s budget.
-
-    certify_symplectic_on_manifold's default 10 s budget is close to what the decision takes, so on a loaded
-    machine it would answer None; the scheme's own certificate is asserted too.
-    """
+    """on_manifold's residual ``(phi o iota)^* omega - iota^* omega`` decided with a 120 s budget, and the scheme's
+    own certificate (implicit derivatives: about 1 s of CPU)."""
     s = SPARK[3]
     S, iota = GENERIC.manifold()
     R = pullback(GENERIC.omega, on_manifold(s.step_map(GENERIC), iota)) - pullback(GENERIC.omega, iota)
     assert R.zero_decision(budget=120.0).is_zero is True
     cert = s.certify(GENERIC, properties=["symplectic"])["symplectic"]
-    assert cert.holds is not False and "constraint manifold" in cert.claim
+    assert cert.holds is True and "constraint manifold" in cert.claim
 
 
 def restricted_step_jacobian(scheme, u, w, dt, delta, factor=1):
@@ -191,6 +192,71 @@ def symmetric_residual_decision(phi, iota, budget):
     return decide_all_zero(residual, relations=(relation,), budget=budget)
 
 
+@pytest.mark.parametrize("stages", [3, 4])
+def test_symmetric_by_the_reversed_stages_on_the_generic_circle(stages):
+    """The adjoint argument: phi_-h's equations at phi_h's stages reversed are phi_h's equations (an identity)."""
+    cert = SPARK[stages].certify(GENERIC, properties=["symmetric"])["symmetric"]
+    assert cert.holds is True and cert.stage in ("exact", "modular"), cert.method
+    assert "equals the paired equation of phi_h (or 0) identically" in cert.method
+    assert cert.claim == "phi_h o phi_{-h} == id on the constraint manifold"
+
+
+def test_symmetric_by_reversal_with_the_last_impulse_an_unknown(monkeypatch):
+    """Mu = b_s h Lambda_s kept as an unknown (as for m > 2 or a non-quadratic T): Mu' = -b_s L_1, L'_1 = -Mu/b_s."""
+    import integrators.schemes.spark as spark_module
+
+    monkeypatch.setattr(spark_module, "MAX_SOLVED_IMPULSES", 0)
+    for stages in (3, 4):
+        s = SparkLobatto(stages)                                   # a fresh instance: no cached step map
+        assert s.step_map(GENERIC).auxiliary[-1].name == "Mu_1"
+        cert = s.certify(GENERIC, properties=["symmetric"])["symmetric"]
+        assert cert.holds is True and "identically" in cert.method
+
+
+def test_reversal_is_no_proof_for_a_perturbed_step_a_wrong_reversal_or_pairing():
+    """Each makes a paired equation differ: undecided (None), never True; and never False (a reversal is no
+    counterexample).  The perturbed step (momenta scaled by 1 + h^3) is not symmetric: (1 + h^3)(1 - h^3) != 1."""
+    s = SPARK[3]
+    phi = s.step_map(GENERIC)
+    S, iota = GENERIC.manifold()
+    rev, pairs = s.stage_reversal(GENERIC), s.equation_pairing(GENERIC)
+    bad = _momenta_scaled(phi, 1 + h**3)
+    wrong_rev = {u: (-v if u.name.startswith("L2") else v) for u, v in rev.items()}
+    k = min(pairs)
+    wrong_pairs = {**pairs, k: pairs[k] + 1}
+    for args in ((bad, iota, rev, pairs), (phi, iota, wrong_rev, pairs), (phi, iota, rev, wrong_pairs)):
+        cert = certify_symmetric_by_reversal(*args)
+        assert cert.holds is None and "proves nothing" in cert.method, cert.method
+    with pytest.raises(InvalidArgumentError, match=r"no value for \['L2_1'\]"):
+        certify_symmetric_by_reversal(phi, iota, {u: v for u, v in rev.items() if u.name != "L2_1"}, pairs)
+
+
+def test_order_from_symmetry_needs_the_odd_order_below():
+    """RATTLE (s = 2) is symmetric and of order 2: the route "order 3 and symmetric" refutes order 4 (False,
+    with order 3's counterexample), and certifies order 2 from order 1."""
+    s = SPARK[2]
+    S, iota = GENERIC.manifold()
+    reg, equivalence = s.regular_form(GENERIC)
+    sym = s.certify(GENERIC, properties=["symmetric"])["symmetric"]
+    assert sym.holds is True
+    four = certify_order_by_symmetry(reg, GENERIC.vector_field, iota, h, 4, sym, equivalence)
+    assert four.holds is False and "not of order 3" in four.method
+    two = s.certify(GENERIC, properties=["order"])["order"]
+    assert two.holds is True and "order 1" in two.method and "symmetric method's order is even" in two.method
+    # an odd order, or a symmetry not certified: the plain certificate (the expansion to h^order)
+    for order, symmetry in ((1, sym), (2, Certificate(sym.claim, None, "not decided", "unknown"))):
+        plain = certify_order_by_symmetry(reg, GENERIC.vector_field, iota, h, order, symmetry, equivalence)
+        assert plain.holds is True and "symmetric" not in plain.method
+
+
+@long_only
+def test_order_by_symmetry_agrees_with_the_full_expansion():
+    """Order 4 of s = 3 by the full Taylor expansion to h^4 (the route by symmetry stops at h^3)."""
+    reg, equivalence = SPARK[3].regular_form(GENERIC)
+    S, iota = GENERIC.manifold()
+    assert certify_order_on_manifold(reg, GENERIC.vector_field, iota, h, 4, equivalence).holds is True
+
+
 @long_only
 def test_three_stages_symmetric_and_not_of_order_five():
     s = SPARK[3]
@@ -226,12 +292,13 @@ def _momenta_scaled(phi, factor):
         P = phi.new[k]
         eqs = [e if not (e.has(P) and gc.calculus.diff(e, P) == 1) else P - factor * (P - e) for e in eqs]
     return StageMap(phi.source, phi.target, eqs, new=phi.new, auxiliary=phi.auxiliary, parameters=phi.parameters,
-                    guess=phi.guess, step=phi.step)
+                    guess=phi.guess, step=phi.step, derivatives=phi.derivatives)
 
 
-@long_only
 def test_negative_control_symplecticity_fails_for_a_perturbed_step():
+    """With the implicit derivatives the step asks for (about 1 s): the perturbation is found (False)."""
     phi = SPARK[3].step_map(CONCRETE)
+    assert phi.derivatives == "implicit" and SPARK[3].regular_form(CONCRETE)[0].derivatives == "auto"
     bad = _momenta_scaled(phi, 1 + h**3)
     S, iota = CONCRETE.manifold()
     assert certify_constraints_are_equations(bad, CONCRETE).holds is True
