@@ -30,7 +30,7 @@ Truth established independently of the code under test:
   the library's) have the Groebner basis {1}.
 
 Planted bugs (each made one or more tests here fail; see the helper report): the sign of the
-root-colour condition in ``_p_condition_trees``; the sign of the conjugating field; dropping the
+root-colour condition in ``_condition_trees``; the sign of the conjugating field; dropping the
 lower-order equations in ``_solve_top_linear``.
 
 Cost: about 5 s in total (the effective order of the order-4 kernel: about 3 s).
@@ -42,7 +42,7 @@ import pytest
 import sympy
 from sympy import Rational as R
 
-from geomcheck.bseries.conjugate import _p_conjugation_table, is_conjugate_symplectic
+from geomcheck.bseries.conjugate import _conjugation_table, is_conjugate_symplectic
 from geomcheck.bseries.effective_order import effective_order
 from geomcheck.bseries.energy import is_energy_preserving
 from geomcheck.bseries.laws import compose, exponential, inverse, logarithm
@@ -239,7 +239,7 @@ def test_conjugations_that_keep_degree_n_hamiltonian_are_hamiltonian(n):
         c = BSeries(dict(zip(cols, vec)), n - 1, empty=0, colours=2)
         assert all(sympy.simplify(condition(c, key)) == 0 for key in lower)
     assert len(kernel) == len(cols) - sympy.Matrix(matrix).rank()
-    assert all(_p_conjugation_table(m)[4] is True for m in range(1, 7))
+    assert all(_conjugation_table(m, 2)[4] is True for m in range(1, 7))
 
 
 # ---------------------------------------------------------------- adversarial: planted coefficient errors
