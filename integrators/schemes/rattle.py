@@ -227,8 +227,11 @@ class Rattle(ConstrainedScheme):
             # Newton starts from the impulse of the index-reduced multiplier, Lambda = h lambda(q, p) / 2 + O(h^2)
             # (the regular form keeps the h = 0 solution on M: geomcheck's expansion in h starts there)
             guess.update({L: half * h * lam for L, lam in zip(Lam, system.multipliers)})
+        # the step's derivatives by the implicit function theorem at each evaluation point (as for SPARK): the
+        # symplecticity certificate's pullback then costs a second, not Cramer's rule on the symbolic block
         return StageMap(system.chart, system.chart, equations, new=Q + P, auxiliary=aux,
-                        parameters=stage_parameters(system), guess=guess, step=STEP_SYMBOL)
+                        parameters=stage_parameters(system), guess=guess, step=STEP_SYMBOL,
+                        derivatives="auto" if regular else "implicit")
 
     def _build(self, system):
         return self._equations(system)
