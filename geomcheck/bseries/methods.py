@@ -34,6 +34,8 @@ from .laws import compose
 from .series import BSeries, exact_coefficient
 
 __all__ = [
+    "exact_matrix",
+    "exact_vector",
     "exact_flow",
     "runge_kutta",
     "partitioned_runge_kutta",
@@ -55,29 +57,39 @@ def exact_flow(order: int, colours: int = 1) -> BSeries:
     return BSeries({t: sympy.Rational(1, t.gamma) for t in trees}, order, colours=colours, name="exact flow")
 
 
-def _matrix(A, owner):
+def exact_matrix(A, owner: str, what: str = "A", size: tuple | None = None, error=TableauShapeError) -> list:
+    """``A`` (a list of rows, or a sympy matrix) as rows of exact sympy numbers, square (``size``: a
+    ``(name, n)`` the matrix must match, e.g. ``("alpha", 3)``); ``error`` (naming ``owner`` and ``what``)
+    for anything else."""
     if isinstance(A, sympy.MatrixBase):
         A = A.tolist()
+    if isinstance(A, (str, bytes)):
+        raise error(f"{owner}: {what} must be a square matrix (a list of rows), not {A!r}")
     try:
         rows = [list(r) for r in A]
     except TypeError as exc:
-        raise TableauShapeError(f"{owner}: A must be a square matrix (a list of rows), not {A!r}") from exc
+        raise error(f"{owner}: {what} must be a square matrix (a list of rows), not {A!r}") from exc
     s = len(rows)
     if s == 0 or any(len(r) != s for r in rows):
-        raise TableauShapeError(f"{owner}: A must be a nonempty square matrix; its rows have lengths "
-                                f"{[len(r) for r in rows]}")
-    return [[exact_coefficient(x, f"{owner}: A[{i}][{j}]") for j, x in enumerate(r)] for i, r in enumerate(rows)]
+        raise error(f"{owner}: {what} must be a nonempty square matrix; its rows have lengths "
+                    f"{[len(r) for r in rows]}")
+    if size is not None and s != size[1]:
+        raise error(f"{owner}: {what} is {s} x {s} but {size[0]} is {size[1]} x {size[1]}")
+    return [[exact_coefficient(x, f"{owner}: {what}[{i}][{j}]") for j, x in enumerate(r)] for i, r in enumerate(rows)]
 
 
-def _vector(b, s, owner, name="b"):
+def exact_vector(b, s: int, owner: str, name: str = "b", error=TableauShapeError) -> list:
+    """``b`` as a list of ``s`` exact sympy numbers; ``error`` (naming ``owner`` and ``name``) otherwise."""
     if isinstance(b, sympy.MatrixBase):
         b = list(b)
+    if isinstance(b, (str, bytes)):
+        raise error(f"{owner}: {name} must be a vector of {s} weights, not {b!r}")
     try:
         v = list(b)
     except TypeError as exc:
-        raise TableauShapeError(f"{owner}: {name} must be a vector of {s} weights, not {b!r}") from exc
+        raise error(f"{owner}: {name} must be a vector of {s} weights, not {b!r}") from exc
     if len(v) != s:
-        raise TableauShapeError(f"{owner}: {name} has {len(v)} entries but A has {s} stages")
+        raise error(f"{owner}: {name} has {len(v)} entries but the method has {s} stages")
     return [exact_coefficient(x, f"{owner}: {name}[{i}]") for i, x in enumerate(v)]
 
 
@@ -129,8 +141,8 @@ def runge_kutta(A: ButcherTableau | Sequence[Sequence[Any]], b: Sequence[Any] | 
     if b is None or order is None:
         raise BSeriesError("runge_kutta needs A, b and order (or a ButcherTableau and order)")
     order = _check_order(order)
-    Am = _matrix(A, owner)
-    bv = _vector(b, len(Am), owner)
+    Am = exact_matrix(A, owner)
+    bv = exact_vector(b, len(Am), owner)
     return _weights_series([(Am, bv)], order, 1, name)
 
 
@@ -166,8 +178,8 @@ def partitioned_runge_kutta(tableau: PartitionedTableau | tuple, order: int, *, 
     order = _check_order(order)
     checked = []
     for k, (A, b) in enumerate(parts):
-        Am = _matrix(A, f"{owner}, part {k + 1}")
-        checked.append((Am, _vector(b, len(Am), f"{owner}, part {k + 1}")))
+        Am = exact_matrix(A, f"{owner}, part {k + 1}")
+        checked.append((Am, exact_vector(b, len(Am), f"{owner}, part {k + 1}")))
     if len(checked[0][0]) != len(checked[1][0]):
         raise TableauShapeError(f"{owner}: the two parts have {len(checked[0][0])} and {len(checked[1][0])} stages")
     return _weights_series(checked, order, 2, name)

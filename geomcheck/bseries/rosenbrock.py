@@ -54,47 +54,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import sympy
-
 from ..certify.tableau_arithmetic import parametric_domain_for
 from ..certify.trees import trees_up_to
 from ..errors import BSeriesError
-from .series import BSeries, exact_coefficient
+from .methods import exact_matrix, exact_vector
+from .series import BSeries
 
 __all__ = ["rosenbrock"]
-
-
-def _square(M: Any, s: int | None, owner: str, what: str) -> list:
-    """``M`` as a list of rows of exact sympy numbers, square (of size ``s`` when given)."""
-    if isinstance(M, sympy.MatrixBase):
-        M = M.tolist()
-    if isinstance(M, (str, bytes)):
-        raise BSeriesError(f"{owner}: {what} must be a square matrix (a list of rows), not {M!r}")
-    try:
-        rows = [list(r) for r in M]
-    except TypeError as exc:
-        raise BSeriesError(f"{owner}: {what} must be a square matrix (a list of rows), not {M!r}") from exc
-    n = len(rows)
-    if n == 0 or any(len(r) != n for r in rows):
-        raise BSeriesError(f"{owner}: {what} must be a nonempty square matrix; its rows have lengths "
-                           f"{[len(r) for r in rows]}")
-    if s is not None and n != s:
-        raise BSeriesError(f"{owner}: {what} is {n} x {n} but alpha is {s} x {s}")
-    return [[exact_coefficient(x, f"{owner}: {what}[{i}][{j}]") for j, x in enumerate(r)] for i, r in enumerate(rows)]
-
-
-def _weights(b: Any, s: int, owner: str) -> list:
-    if isinstance(b, sympy.MatrixBase):
-        b = list(b)
-    if isinstance(b, (str, bytes)):
-        raise BSeriesError(f"{owner}: b must be a vector of {s} weights, not {b!r}")
-    try:
-        v = list(b)
-    except TypeError as exc:
-        raise BSeriesError(f"{owner}: b must be a vector of {s} weights, not {b!r}") from exc
-    if len(v) != s:
-        raise BSeriesError(f"{owner}: b has {len(v)} entries but the method has {s} stages")
-    return [exact_coefficient(x, f"{owner}: b[{i}]") for i, x in enumerate(v)]
 
 
 def _must_vanish(dom, x, owner: str, where: str, why: str) -> None:
@@ -167,10 +133,10 @@ def rosenbrock(alpha: Sequence[Sequence[Any]], gamma: Sequence[Sequence[Any]], b
     owner = f"rosenbrock({name})" if name else "rosenbrock"
     if isinstance(order, bool) or not isinstance(order, int) or order < 0:
         raise BSeriesError(f"{owner}: the truncation order must be a nonnegative integer, not {order!r}")
-    al = _square(alpha, None, owner, "alpha")
+    al = exact_matrix(alpha, owner, "alpha", error=BSeriesError)
     s = len(al)
-    ga = _square(gamma, s, owner, "gamma")
-    bv = _weights(b, s, owner)
+    ga = exact_matrix(gamma, owner, "gamma", size=("alpha", s), error=BSeriesError)
+    bv = exact_vector(b, s, owner, error=BSeriesError)
     entries = [x for r in al for x in r] + [x for r in ga for x in r] + bv
     dom = parametric_domain_for(entries)
     A = [[dom.convert(x) for x in r] for r in al]

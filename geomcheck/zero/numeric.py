@@ -373,22 +373,28 @@ class PolyModel:
             hit = self._monos[(k, D)] = (monos, parents, index)
         return hit
 
+    def _derivative_terms(self, name, index):
+        """The terms of the derivative ``index`` of the random polynomial ``name``: ``(t, rest, c, f)``,
+        one per monomial that survives, the term being ``c * f * x**monos[t]`` (``rest = monos[t]``,
+        ``c`` the monomial's coefficient, a Fraction, and ``f`` the integer from differentiating)."""
+        k = len(index)
+        monos, _parents, mindex = self._monomials(k, self.degrees[(name, k)])
+        for m in monos:
+            if all(e >= a for e, a in zip(m, index)):
+                c = jet_fraction(self.seed, "poly", name, k, m)
+                f = 1
+                for e, a in zip(m, index):
+                    for t in range(a):
+                        f *= e - t
+                rest = tuple(e - a for e, a in zip(m, index))
+                yield mindex[rest], rest, c, f
+
     def _terms_for(self, name, index, ctx):
         key = (name, index, ctx.dps)
         hit = self._terms.get(key)
         if hit is None:
-            k = len(index)
-            monos, _parents, mindex = self._monomials(k, self.degrees[(name, k)])
-            hit = []
-            for m in monos:
-                if all(e >= a for e, a in zip(m, index)):
-                    c = jet_fraction(self.seed, "poly", name, k, m)
-                    f = 1
-                    for e, a in zip(m, index):
-                        for t in range(a):
-                            f *= e - t
-                    rest = tuple(e - a for e, a in zip(m, index))
-                    hit.append((mindex[rest], ctx.mpf(c.numerator * f) / c.denominator))
+            hit = [(t, ctx.mpf(c.numerator * f) / c.denominator)
+                   for t, _rest, c, f in self._derivative_terms(name, index)]
             self._terms[key] = hit
         return hit
 
@@ -398,19 +404,8 @@ class PolyModel:
         key = (name, index)
         hit = self._exact.get(key)
         if hit is None:
-            k = len(index)
-            D = self.degrees[(name, k)]
-            monos, _parents, mindex = self._monomials(k, D)
-            coefficients = []
-            for m in monos:
-                if all(e >= a for e, a in zip(m, index)):
-                    c = jet_fraction(self.seed, "poly", name, k, m)
-                    f = 1
-                    for e, a in zip(m, index):
-                        for t in range(a):
-                            f *= e - t
-                    rest = tuple(e - a for e, a in zip(m, index))
-                    coefficients.append((mindex[rest], sum(rest), c * f))
+            D = self.degrees[(name, len(index))]
+            coefficients = [(t, sum(rest), c * f) for t, rest, c, f in self._derivative_terms(name, index)]
             L = math.lcm(*(c.denominator for _t, _d, c in coefficients)) if coefficients else 1
             by_degree = [[] for _ in range(D + 1)]
             for t, d, c in coefficients:
