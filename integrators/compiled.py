@@ -96,14 +96,28 @@ ENTRY = "gc_run"
 # ------------------------------------------------------------------------ C code
 
 
-def _step_body(phi, parameters):
-    """``(scalar lines, step lines)``: C statements of one step of ``phi`` from ``yc`` into ``yn``.
+def _distinct_maps(stages, hint: str = "") -> tuple:
+    """``(maps, index)``: the distinct step maps of the stages (by identity) and each stage's map
+    in that list; NotLowerableError (with ``hint``) for a stage that is not an explicit map."""
+    maps, index = [], []
+    for st in stages:
+        if not isinstance(st.map, gc.Map):
+            raise NotLowerableError(
+                f"the compiled path runs explicit step maps (gc.Map); a stage is {type(st.map).__name__}{hint}")
+        for k, m in enumerate(maps):
+            if m is st.map:
+                index.append(k)
+                break
+        else:
+            maps.append(st.map)
+            index.append(len(maps) - 1)
+    return maps, index
 
-    The scalar lines define the hoisted state-free subexpressions from ``a0, a1, ...`` (the
-    parameters); the step lines read ``yc``, share subexpressions and write ``yn``.
-    """
+
+def _compilable(phi, parameters) -> tuple:
+    """``(coordinates, expressions, parameters)`` of the step map ``phi``, checked: no generic
+    function, and no symbol but the state coordinates and the bound parameters."""
     coords = phi.source.coords
-    dim = len(coords)
     exprs = [sympy.sympify(e) for e in phi.exprs]
     refuse_generic(exprs, "the step map")
     parameters = tuple(parameters)
@@ -112,6 +126,17 @@ def _step_body(phi, parameters):
         raise NotLowerableError(
             f"cannot compile: the step map contains {sorted(map(str, extra))}, which are neither state"
             f" coordinates nor the bound parameters {[str(s) for s in parameters]}")
+    return coords, exprs, parameters
+
+
+def _step_body(phi, parameters):
+    """``(scalar lines, step lines)``: C statements of one step of ``phi`` from ``yc`` into ``yn``.
+
+    The scalar lines define the hoisted state-free subexpressions from ``a0, a1, ...`` (the
+    parameters); the step lines read ``yc``, share subexpressions and write ``yn``.
+    """
+    coords, exprs, parameters = _compilable(phi, parameters)
+    dim = len(coords)
     names = {s: sympy.Symbol(f"y{k}") for k, s in enumerate(coords)}
     names.update({s: sympy.Symbol(f"a{k}") for k, s in enumerate(parameters)})
     exprs = [e.xreplace(names) for e in exprs]
@@ -178,18 +203,7 @@ def c_source_stages(stages, parameters, time=None) -> str:
     """
     parameters = tuple(parameters)
     n_par = len(parameters)
-    maps, index = [], []
-    for st in stages:
-        if not isinstance(st.map, gc.Map):
-            raise NotLowerableError(
-                f"the compiled path runs explicit step maps (gc.Map); a stage is {type(st.map).__name__}")
-        for k, m in enumerate(maps):
-            if m is st.map:
-                index.append(k)
-                break
-        else:
-            maps.append(st.map)
-            index.append(len(maps) - 1)
+    maps, index = _distinct_maps(stages)
     dim = len(maps[0].source.coords)
     time_index = parameters.index(time) if time is not None else None
     lines = list(_PREAMBLE) + [f"#define DIM {dim}", f"#define NPAR {n_par}"]
@@ -378,16 +392,8 @@ def _batch_stage_body(phi, parameters, links):
     ``i`` at ``y[k * CHUNK + i]``, carried value ``j`` at ``cc[j * CHUNK + i]``; the loop over ``i``
     is the inner loop, so the compiler vectorizes it.
     """
-    coords = phi.source.coords
+    coords, exprs, parameters = _compilable(phi, parameters)
     dim = len(coords)
-    exprs = [sympy.sympify(e) for e in phi.exprs]
-    refuse_generic(exprs, "the step map")
-    parameters = tuple(parameters)
-    extra = set().union(*(e.free_symbols for e in exprs)) - set(coords) - set(parameters)
-    if extra:
-        raise NotLowerableError(
-            f"cannot compile: the step map contains {sorted(map(str, extra))}, which are neither state"
-            f" coordinates nor the bound parameters {[str(s) for s in parameters]}")
     cin = [sympy.Symbol(f"c{j}") for j in range(len(links))]
     cout = [sympy.Symbol(f"cn{j}") for j in range(len(links))]
     swap = {E: c for (_, E), c in zip(links, cout)}
@@ -576,19 +582,7 @@ def c_source_batch(stages, parameters, time=None, fsal=True, chunk=None, links=N
     """
     parameters = tuple(parameters)
     n_par = len(parameters)
-    maps, index = [], []
-    for st in stages:
-        if not isinstance(st.map, gc.Map):
-            raise NotLowerableError(
-                f"the compiled path runs explicit step maps (gc.Map); a stage is {type(st.map).__name__}"
-                " (an implicit step needs Newton's method: use the numpy path)")
-        for k, m in enumerate(maps):
-            if m is st.map:
-                index.append(k)
-                break
-        else:
-            maps.append(st.map)
-            index.append(len(maps) - 1)
+    maps, index = _distinct_maps(stages, " (an implicit step needs Newton's method: use the numpy path)")
     dim = len(maps[0].source.coords)
     time_index = parameters.index(time) if time is not None else None
     constants = [s for k, s in enumerate(parameters) if k != 0 and k != time_index]

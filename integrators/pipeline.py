@@ -85,9 +85,9 @@ BUILD_SECONDS_PER_OPERATION = 4.5e-3
 #: many times per step (about four iterations of residual and Jacobian), on either path
 NEWTON_EVALUATIONS = 8
 #: the numpy path's Newton iteration also pays the interpreter for its linear solve and its
-#: convergence test, whatever the size of the equations (about 0.1 ms measured per iteration of a
-#: single trajectory, ``benchmarks/bench_newton_structure.py``); it takes about half as many
-#: iterations as evaluations
+#: convergence test, whatever the size of the equations (about 0.1 ms per iteration of a single
+#: trajectory: Guo et al.'s pendulum, 5e4 implicit-midpoint steps of 3.44 iterations in 18.4 s on
+#: numpy, docs/benchmarks.md); it takes about half as many iterations as evaluations
 NUMPY_SECONDS_PER_NEWTON_ITERATION = 1.0e-4
 #: backend="auto" runs Newton's method in C only for a run the numpy path is estimated to take at
 #: least this long (the C Newton is built with the Jacobian: a longer build than an explicit step's)

@@ -51,7 +51,7 @@ from geomcheck.structures import discrete_dirac_scheme, implicit_lagrangian_syst
 
 from ..systems import STEP_SYMBOL
 from .rattle import ConstrainedScheme
-from .stages import StageMap, stage_parameters
+from .stages import StageMap, fresh_symbol_factory, stage_parameters
 
 __all__ = ["DiscreteDirac", "lagrangian_system", "projected_dirac_step"]
 
@@ -98,15 +98,19 @@ def projected_dirac_step(phi, system, rows, reduction, name: str, title: str, so
 
 
 def _velocities(system):
-    taken = {s.name for s in system.chart.coords} | {s.name for s in system.parameters} | {"h"}
-    out = []
-    for x in system.q:
-        name = f"v_{x.name}"
-        while name in taken:
-            name += "_"
-        taken.add(name)
-        out.append(sympy.Symbol(name))
-    return out
+    fresh = fresh_symbol_factory(system)
+    return [fresh(f"v_{x.name}") for x in system.q]
+
+
+def dirac_stage_map(system, lagrangian, evaluation: str) -> StageMap:
+    """The forward discrete Dirac step of ``lagrangian`` (the Lagrangian form of ``system``; the
+    constraint evaluated at ``evaluation``: "midpoint", "current", ...) as a StageMap on ``system``'s
+    chart, Newton's guess taken at ``h = 0``."""
+    phi = discrete_dirac_scheme(lagrangian, "forward", evaluation, h=STEP_SYMBOL).map
+    at0 = {STEP_SYMBOL: sympy.S.Zero}
+    guess = {u: substitute(g, at0) for u, g in phi.guess.items()}
+    return StageMap(system.chart, system.chart, list(phi.equations), new=list(phi.new),
+                    auxiliary=list(phi.auxiliary), parameters=stage_parameters(system), guess=guess, step=STEP_SYMBOL)
 
 
 def lagrangian_system(system):
@@ -154,13 +158,7 @@ class DiscreteDirac(ConstrainedScheme):
         return reason
 
     def _build(self, system):
-        sch = discrete_dirac_scheme(lagrangian_system(system), "forward", "midpoint", h=STEP_SYMBOL)
-        phi = sch.map
-        at0 = {STEP_SYMBOL: sympy.S.Zero}
-        guess = {u: substitute(g, at0) for u, g in phi.guess.items()}
-        return StageMap(system.chart, system.chart, list(phi.equations), new=list(phi.new),
-                        auxiliary=list(phi.auxiliary), parameters=stage_parameters(system), guess=guess,
-                        step=STEP_SYMBOL)
+        return dirac_stage_map(system, lagrangian_system(system), "midpoint")
 
     def regular_form(self, system):
         """The step followed by the projection of the momenta onto the hidden constraint, for the order.

@@ -72,20 +72,20 @@ from geomcheck.certify.certificate import Certificate
 from geomcheck.latex import Derivation, tex_text
 from geomcheck.linalg import solve_affine, solve_sparse
 from geomcheck.maps import substitute
-from geomcheck.structures import discrete_dirac_scheme, implicit_lagrangian_system
+from geomcheck.structures import implicit_lagrangian_system
 from geomcheck.zero import decide_zero
 
 from ..systems import STEP_SYMBOL
 from ..systems.nonholonomic import NonholonomicSystem
 from .base import NamedScheme, Scheme
-from .discrete_dirac import projected_dirac_step
+from .discrete_dirac import dirac_stage_map, projected_dirac_step
 from .on_manifold import (
     certify_constraints_are_equations,
     certify_order_on_manifold,
     certify_symmetric_on_manifold,
     on_manifold,
 )
-from .stages import StageMap, stage_parameters
+from .stages import StageMap, fresh_symbol_factory, guess_at_zero, stage_parameters
 
 __all__ = [
     "NonholonomicDiscreteDirac",
@@ -93,21 +93,8 @@ __all__ = [
     "NonholonomicRattleStart",
     "NonholonomicScheme",
     "certify_energy_on_manifold",
-    "guess_at_zero",
     "nonholonomic_lagrangian_system",
 ]
-
-
-def _fresh_factory(system):
-    taken = {s.name for s in system.chart.coords} | {s.name for s in system.parameters} | {"h"}
-
-    def fresh(name):
-        while name in taken:
-            name += "_"
-        taken.add(name)
-        return sympy.Symbol(name)
-
-    return fresh
 
 
 def _affine_in(exprs, symbols) -> bool:
@@ -162,17 +149,6 @@ class NonholonomicScheme(NamedScheme):
         return top
 
 
-def guess_at_zero(phi):
-    """The same equations with Newton's guess taken at ``h = 0`` (where geomcheck's expansion in h starts).
-
-    Only the starting point differs: the map certified is the map that runs.
-    """
-    at0 = {STEP_SYMBOL: sympy.S.Zero}
-    return StageMap(phi.source, phi.target, list(phi.equations), new=list(phi.new), auxiliary=list(phi.auxiliary),
-                    parameters=phi.parameters, guess={u: substitute(g, at0) for u, g in phi.guess.items()},
-                    step=STEP_SYMBOL)
-
-
 class _NoRequirements(Scheme):
     """The scheme's name without requirements (the base class's system check only)."""
 
@@ -208,7 +184,7 @@ class NonholonomicRattle(NonholonomicScheme):
         n, k = len(q), A.rows
         Vq = [diff(system.H, x) for x in q]
         Tp = [diff(system.H, y) for y in p]
-        fresh = _fresh_factory(system)
+        fresh = fresh_symbol_factory(system)
         Q = [fresh(f"{x.name}_new") for x in q]
         P = [fresh(f"{y.name}_new") for y in p]
         Lam = [fresh(f"Lambda_{a + 1}") for a in range(k)]
@@ -259,7 +235,7 @@ def nonholonomic_lagrangian_system(system: NonholonomicSystem):
     >>> nonholonomic_lagrangian_system(knife_edge()).lagrangian
     v_phi**2/2 + v_x**2/2 + v_y**2/2
     """
-    fresh = _fresh_factory(system)
+    fresh = fresh_symbol_factory(system)
     vs = [fresh(f"v_{x.name}") for x in system.q]
     sol = solve_affine([diff(system.H, pi) for pi in system.p], system.p, vs)
     if sol is None:
@@ -317,13 +293,7 @@ class NonholonomicDiscreteDirac(NonholonomicScheme):
         return cache[system]
 
     def _build(self, system):
-        sch = discrete_dirac_scheme(nonholonomic_lagrangian_system(system), "forward", "current", h=STEP_SYMBOL)
-        phi = sch.map
-        at0 = {STEP_SYMBOL: sympy.S.Zero}
-        guess = {u: substitute(g, at0) for u, g in phi.guess.items()}
-        return StageMap(system.chart, system.chart, list(phi.equations), new=list(phi.new),
-                        auxiliary=list(phi.auxiliary), parameters=stage_parameters(system), guess=guess,
-                        step=STEP_SYMBOL)
+        return dirac_stage_map(system, nonholonomic_lagrangian_system(system), "current")
 
 
 def certify_energy_on_manifold(phi, system: NonholonomicSystem) -> Certificate:

@@ -64,7 +64,7 @@ from ..systems import STEP_SYMBOL, ConstrainedHamiltonianSystem
 from .base import NamedScheme, SYSTEM_KINDS, Scheme
 from .on_manifold import (certify_constraints_are_equations, certify_order_on_manifold,
                           certify_symmetric_on_manifold, certify_symplectic_on_manifold)
-from .stages import StageMap, stage_parameters
+from .stages import StageMap, fresh_symbol_factory, stage_parameters
 
 __all__ = ["ConstrainedScheme", "Rattle", "divided_difference"]
 
@@ -179,13 +179,7 @@ class Rattle(ConstrainedScheme):
         q, p, G = system.q, system.p, system.constraint_jacobian
         Vq = [gc.calculus.diff(system.H, x) for x in q]
         Tp = [gc.calculus.diff(system.H, y) for y in p]
-        taken = {s.name for s in system.chart.coords} | {s.name for s in system.parameters} | {"h"}
-
-        def fresh(name):
-            while name in taken:
-                name += "_"
-            taken.add(name)
-            return sympy.Symbol(name)
+        fresh = fresh_symbol_factory(system)
 
         Q = [fresh(f"{x.name}_new") for x in q]
         P = [fresh(f"{y.name}_new") for y in p]

@@ -94,7 +94,7 @@ from ..errors import InvalidArgumentError
 from ..systems import STEP_SYMBOL, ConstrainedHamiltonianSystem
 from .on_manifold import certify_order_by_symmetry, certify_order_on_manifold, certify_symmetric_by_reversal
 from .rattle import ConstrainedScheme, divided_difference
-from .stages import StageMap, stage_parameters
+from .stages import StageMap, fresh_symbol_factory, stage_parameters
 
 __all__ = ["SparkLobatto", "increment_of"]
 
@@ -183,13 +183,7 @@ class SparkLobatto(ConstrainedScheme):
     def _parts(self, system):
         s = self.stages_count
         n, m = len(system.q), len(system.constraints)
-        taken = {x.name for x in system.chart.coords} | {x.name for x in system.parameters} | {"h"}
-
-        def fresh(name):
-            while name in taken:
-                name += "_"
-            taken.add(name)
-            return sympy.Symbol(name)
+        fresh = fresh_symbol_factory(system)
 
         Zs = {k: [fresh(f"Z{k}_{x.name}") for x in system.q] for k in range(2, s)}
         L = {j: [fresh(f"L{j}_{a + 1}") for a in range(m)] for j in range(1, s)}

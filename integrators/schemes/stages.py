@@ -38,7 +38,7 @@ import geomcheck as gc
 
 from ..systems import STEP_SYMBOL
 
-__all__ = ["stage_step", "stage_parameters", "StageMap"]
+__all__ = ["stage_step", "stage_parameters", "StageMap", "fresh_symbol_factory", "guess_at_zero"]
 
 
 class StageMap(gc.ImplicitMap):
@@ -163,3 +163,28 @@ def stage_step(system, tableaux, part=None, nodes=None):
     eqs = [Y - v for Y, v in zip(new, new_values)] + equations
     guess.update(zip(new, coords))
     return StageMap(chart, chart, eqs, new=new, auxiliary=unknowns, parameters=params, guess=guess, step=h)
+
+
+def fresh_symbol_factory(system):
+    """``fresh(name)``: a new Symbol named ``name`` (primed with ``_`` until it clashes with none of the
+    system's coordinates and parameters, ``h``, or a name it gave before), for a step's unknowns."""
+    taken = {x.name for x in system.chart.coords} | {x.name for x in system.parameters} | {"h"}
+
+    def fresh(name):
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        return sympy.Symbol(name)
+
+    return fresh
+
+
+def guess_at_zero(phi):
+    """The same equations with Newton's guess taken at ``h = 0`` (where geomcheck's expansion in h starts).
+
+    Only the starting point differs: the map certified is the map that runs.
+    """
+    at0 = {STEP_SYMBOL: sympy.S.Zero}
+    return StageMap(phi.source, phi.target, list(phi.equations), new=list(phi.new), auxiliary=list(phi.auxiliary),
+                    parameters=phi.parameters, guess={u: gc.substitute(g, at0) for u, g in phi.guess.items()},
+                    step=STEP_SYMBOL)

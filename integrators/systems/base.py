@@ -23,12 +23,16 @@ from typing import Mapping
 
 import sympy
 
+import geomcheck as gc
 from geomcheck.algebra import find_node, require_finite
+from geomcheck.calculus import diff
 from geomcheck.errors import ExpressionError
+from geomcheck.zero import decide_all_zero
 
 from ..errors import SystemDefinitionError
 
 __all__ = ["System", "CanonicalSystem", "STEP_SYMBOL", "checked_symbols", "checked_expression",
+           "checked_parametrization", "separable_hamiltonian",
            "constant_parameters", "canonical_coordinates"]
 
 #: The step-size symbol of every scheme: ``h`` (the public contract, docs/contract.md).
@@ -87,6 +91,41 @@ def canonical_coordinates(q, p, owner: str) -> tuple[tuple, tuple]:
     if len(set(q + p)) != 2 * n:
         raise SystemDefinitionError(f"{owner}: the coordinates {list(q + p)} are not distinct")
     return q, p
+
+
+def separable_hamiltonian(H, q, p) -> bool:
+    """True iff ``H = T(p) + V(q)``: every mixed derivative ``H_{q_i p_j}`` is decided zero (a budget
+    of 5 s; undecided counts as not separable)."""
+    mixed = [m for m in (diff(diff(H, qi), pj) for qi in q for pj in p) if m != 0]
+    return (not mixed) or decide_all_zero(mixed, budget=5.0).is_zero is True
+
+
+def checked_parametrization(system, parametrization, owner: str, equations, dimension_note: str,
+                            manifold_note: str) -> tuple:
+    """``(S, iota)``: a parametrization of a constrained system's manifold, checked.
+
+    ``iota`` must be an explicit geomcheck Map from the chart ``S`` into ``system.chart``, ``S`` of
+    ``system.manifold_dimension`` coordinates (``dimension_note`` says how it is counted), and every
+    expression of ``equations`` (the constraints that define the manifold, ``manifold_note``) must
+    vanish on it, decided by the zero test; else :class:`SystemDefinitionError`.
+    """
+    try:
+        S, iota = parametrization
+    except (TypeError, ValueError):
+        raise SystemDefinitionError(f"{owner}: parametrization must be a pair (Chart S, Map S -> (q, p))") from None
+    if not isinstance(iota, gc.Map) or iota.source != S or iota.target != system.chart:
+        raise SystemDefinitionError(
+            f"{owner}: the parametrization must be an explicit geomcheck Map from {S!r} into {system.chart!r}")
+    if S.dim != system.manifold_dimension:
+        raise SystemDefinitionError(
+            f"{owner}: the parametrization has {S.dim} coordinates; the constraint manifold has dimension"
+            f" {system.manifold_dimension} ({dimension_note})")
+    sub = iota.substitution()
+    on = decide_all_zero([gc.substitute(e, sub) for e in equations])
+    if on.is_zero is not True:
+        raise SystemDefinitionError(
+            f"{owner}: the parametrization does not land on the constraint manifold {manifold_note}: {on.method}")
+    return S, iota
 
 
 def checked_expression(H, owner: str) -> sympy.Expr:

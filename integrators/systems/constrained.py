@@ -51,10 +51,10 @@ from geomcheck.calculus import diff
 from geomcheck.structures import canonical_symplectic_form
 from geomcheck.latex import expression_size
 from geomcheck.linalg import SingularSystem, solve_sparse
-from geomcheck.zero import decide_all_zero, decide_zero
+from geomcheck.zero import decide_zero
 
 from ..errors import InconsistentStateError, SystemDefinitionError
-from .base import CanonicalSystem, canonical_coordinates, checked_expression, checked_symbols, constant_parameters
+from .base import CanonicalSystem, canonical_coordinates, checked_expression, checked_parametrization, separable_hamiltonian, checked_symbols, constant_parameters
 
 __all__ = ["ConstrainedHamiltonianSystem", "planar_pendulum", "constraint_forces", "regular_at_a_rational_point"]
 
@@ -257,24 +257,8 @@ class ConstrainedHamiltonianSystem(CanonicalSystem):
         return tuple(out)
 
     def _check_parametrization(self, parametrization, owner):
-        try:
-            S, iota = parametrization
-        except (TypeError, ValueError):
-            raise SystemDefinitionError(f"{owner}: parametrization must be a pair (Chart S, Map S -> (q, p))") from None
-        if not isinstance(iota, gc.Map) or iota.source != S or iota.target != self.chart:
-            raise SystemDefinitionError(
-                f"{owner}: the parametrization must be an explicit geomcheck Map from {S!r} into {self.chart!r}")
-        if S.dim != self.manifold_dimension:
-            raise SystemDefinitionError(
-                f"{owner}: the parametrization has {S.dim} coordinates; the constraint manifold has dimension"
-                f" {self.manifold_dimension} (2n - 2m)")
-        sub = iota.substitution()
-        on = decide_all_zero([gc.substitute(e, sub) for e in self.constraints + self.hidden_constraints])
-        if on.is_zero is not True:
-            raise SystemDefinitionError(
-                f"{owner}: the parametrization does not land on the constraint manifold (g = 0, G H_p = 0):"
-                f" {on.method}")
-        return S, iota
+        return checked_parametrization(self, parametrization, owner, self.constraints + self.hidden_constraints, "2n - 2m",
+                                       "(g = 0, G H_p = 0)")
 
     # ------------------------------------------------------------------ alternative constructors
 
@@ -361,8 +345,7 @@ class ConstrainedHamiltonianSystem(CanonicalSystem):
     def hamiltonian_is_separable(self) -> bool:
         """True iff ``H = T(p) + V(q)`` (every mixed derivative ``H_{q_i p_j}`` vanishes)."""
         if self._h_separable is None:
-            mixed = [m for m in (diff(diff(self.H, qi), pj) for qi in self.q for pj in self.p) if m != 0]
-            self._h_separable = (not mixed) or decide_all_zero(mixed, budget=5.0).is_zero is True
+            self._h_separable = separable_hamiltonian(self.H, self.q, self.p)
         return self._h_separable
 
     def manifold(self) -> tuple[gc.Chart, gc.Map | gc.ImplicitMap]:

@@ -49,15 +49,13 @@ import numpy as np
 import sympy
 
 import geomcheck as gc
-from geomcheck.calculus import diff
 from geomcheck.structures import canonical_symplectic_form
 from geomcheck.certify.certificate import Certificate
 from geomcheck.forms import d as exterior_d
-from geomcheck.zero import decide_all_zero
 
 from ..errors import InconsistentStateError, SystemDefinitionError
 from .constrained import constraint_forces
-from .base import CanonicalSystem, canonical_coordinates, checked_expression, constant_parameters
+from .base import CanonicalSystem, canonical_coordinates, checked_expression, checked_parametrization, separable_hamiltonian, constant_parameters
 
 __all__ = ["CONSISTENCY_TOL", "NonholonomicSystem", "knife_edge", "knife_edge_exact_flow"]
 
@@ -186,23 +184,8 @@ class NonholonomicSystem(CanonicalSystem):
         return sympy.ImmutableMatrix(out)
 
     def _check_parametrization(self, parametrization, owner):
-        try:
-            S, iota = parametrization
-        except (TypeError, ValueError):
-            raise SystemDefinitionError(f"{owner}: parametrization must be a pair (Chart S, Map S -> (q, p))") from None
-        if not isinstance(iota, gc.Map) or iota.source != S or iota.target != self.chart:
-            raise SystemDefinitionError(
-                f"{owner}: the parametrization must be an explicit geomcheck Map from {S!r} into {self.chart!r}")
-        if S.dim != self.manifold_dimension:
-            raise SystemDefinitionError(
-                f"{owner}: the parametrization has {S.dim} coordinates; the constraint manifold has dimension"
-                f" {self.manifold_dimension} (2n - k)")
-        sub = iota.substitution()
-        on = decide_all_zero([gc.substitute(e, sub) for e in self.hidden_constraints])
-        if on.is_zero is not True:
-            raise SystemDefinitionError(
-                f"{owner}: the parametrization does not land on the constraint manifold A(q) H_p = 0: {on.method}")
-        return S, iota
+        return checked_parametrization(self, parametrization, owner, self.hidden_constraints, "2n - k",
+                                       "A(q) H_p = 0")
 
     # ------------------------------------------------------------------ derived objects
 
@@ -249,8 +232,7 @@ class NonholonomicSystem(CanonicalSystem):
     def hamiltonian_is_separable(self) -> bool:
         """True iff ``H = T(p) + V(q)`` (every mixed derivative ``H_{q_i p_j}`` vanishes)."""
         if self._h_separable is None:
-            mixed = [m for m in (diff(diff(self.H, qi), pj) for qi in self.q for pj in self.p) if m != 0]
-            self._h_separable = (not mixed) or decide_all_zero(mixed, budget=5.0).is_zero is True
+            self._h_separable = separable_hamiltonian(self.H, self.q, self.p)
         return self._h_separable
 
     def is_integrable(self) -> Certificate:
