@@ -12,9 +12,9 @@ One definition, three uses: :func:`geomcheck.structures.beam_two_mass` is the sy
 vector field and form are certified (Lemma 6, the submanifold, the energy), the catalog's
 ``stormer-verlet`` builds its step map from the same vector field
 (:class:`integrators.forced.ForcedHamiltonianSystem`), that step map is certified on S
-(:func:`integrators.forced.certify_step_on_submanifold`) and run: lowered to numpy, and,
-the step being linear, as the matrix of the lowered step (:mod:`integrators.linear`; a test
-holds it against the generated kernel), and lowered to mpmath for a 50-digit run.
+(:func:`integrators.forced.certify_step_on_submanifold`) and run by :func:`integrators.integrate`:
+the step being linear, as the matrix of the lowered step (:mod:`integrators.matrix_step`), every
+state observed; and lowered to mpmath for a 50-digit run.
 
 What the discrete step does (certified on this very system, exact arithmetic): it is NOT
 symplectic on the whole phase space (counterexample), it maps S exactly into itself (the
@@ -78,7 +78,7 @@ from geomcheck.latex import Derivation
 from geomcheck.maps import submanifold_parametrization
 from geomcheck.structures import beam_symplecticity, coupled_lie_derivative, generic_coupled_system
 from integrators.forced import ForcedHamiltonianSystem, certify_step_on_submanifold, evaluate_along
-from integrators.linear import propagate, step_matrix
+from integrators.linear import step_matrix
 from integrators.codegen import lower_expressions
 from integrators.stability import StepSizeError, check_verlet_step, verlet_stability_limit
 
@@ -224,28 +224,28 @@ def _energy_kernel(system, model):
 
 
 def _observer(kernel):
-    """Per state: H_el, H_sp, and the two defining functions of S (with C = 0)."""
+    """``observe(t, y)`` for :func:`integrators.integrate`: per state H_el, H_sp, and the two defining
+    functions of S (with C = 0)."""
     S = kernel.scalars(0.0)
 
-    def observe(Y):
-        n, b, d = Y.shape
-        flat = Y.reshape(n * b, d)
-        out = kernel.kernel(S, *[flat[:, i] for i in range(d)])
-        return np.stack([np.broadcast_to(o, (n * b,)) for o in out], axis=1).reshape(n, b, len(out))[:, 0, :]
+    def observe(t, Y):
+        out = kernel.kernel(S, *[Y[:, i] for i in range(Y.shape[1])])
+        return np.stack([np.broadcast_to(o, (len(Y),)) for o in out], axis=1)
     return observe
 
 
 def simulate(system, model, params, dt, T, save_every, scheme="stormer-verlet", y0=None):
-    """Run ``scheme`` for time T as the matrix of its lowered symbolic step (tested against the
-    generated kernel); every state is observed: columns H_el, H_sp, g1, g2 (S's defining functions).
+    """Run ``scheme`` for time T (:func:`integrators.integrate`; the step is linear, so it runs as its
+    matrix, :mod:`integrators.matrix_step`); every state is observed: columns H_el, H_sp, g1, g2
+    (S's defining functions).
 
     Returns ``(steps, saved states, observations)``.
     """
     steps = int(round(T / dt))
-    M = step_matrix(scheme, system, dt)
     y0 = initial_state(model, system, params) if y0 is None else y0
-    states, obs = propagate(M, y0, steps, save_every=save_every, observe=_observer(_energy_kernel(system, model)))
-    return steps, states, obs
+    sol = ig.integrate(system, scheme, y0, dt=dt, steps=steps, save_every=save_every, progress=False,
+                       linear_solve="matrix", observe=_observer(_energy_kernel(system, model)))
+    return steps, sol.y, sol.observed
 
 
 def energy_checks(obs, states, steps, source="Sec. 6") -> list:

@@ -133,6 +133,7 @@ import numpy as np
 import sympy
 
 import geomcheck as gc
+from geomcheck.caches import register
 from geomcheck.calculus import diff
 import integrators as ig
 from geomcheck.certify import compositions
@@ -480,6 +481,10 @@ def exact_solution(critical: bool = False) -> ExactSolution:
     D = D.add("The solution is", r"x(t) &= " + latex(X) + r" \\ p(t) = \dot x(t) &= " + latex(sympy.factor_terms(Pt)))
     D = D.concluding(f"Substituting back: {cert.verdict()} ({tex_text(decision.method)}).")
     return ExactSolution(a, X, Pt, cert, D)
+
+
+register("casestudies.vermeeren2019_damped_oscillator.exact_solution", exact_solution.cache_clear,
+         lambda: exact_solution.cache_info().currsize)
 
 
 # --------------------------------------------------------------------------- runs

@@ -460,8 +460,12 @@ class Chart:
                                         domain={c.name: iv for c, iv in self._domain.explicit.items()})
         return self._tangent_shift
 
-    def check_expression(self, expr: Any, what: str = "expression") -> sympy.Expr:
-        """Sympify ``expr`` and refuse odd coordinates of *any* chart inside coefficients."""
+    def check_expression(self, expr: Any, what: str = "expression", finite: dict | None = None) -> sympy.Expr:
+        """Sympify ``expr`` and refuse odd coordinates of *any* chart inside coefficients.
+
+        ``finite``: passed to :func:`require_finite` (a dict shared by the checks of several
+        expressions with common subexpressions, so each is walked once).
+        """
         try:
             e = sympy.sympify(expr, strict=False)
         except (sympy.SympifyError, TypeError) as exc:
@@ -474,7 +478,7 @@ class Chart:
             raise ExpressionError(
                 f"{what} {e} contains anticommuting symbols; an even coefficient was expected"
             )
-        return require_finite(e, what)
+        return require_finite(e, what, finite)
 
 
 # Chart.d makes a Form, and forms (geomcheck.forms) are built on this module: a form is a
@@ -528,37 +532,84 @@ def as_sequence(values, what: str, expected: str, error=None) -> list:
 _NONFINITE = tuple(type(c) for c in (sympy.S.NaN, sympy.S.Infinity, sympy.S.NegativeInfinity, sympy.S.ComplexInfinity))
 
 
-def find_node(e, predicate):
+def _is_nonfinite(node) -> bool:
+    return isinstance(node, _NONFINITE)
+
+
+def find_node(e, predicate, cleared=None):
     """The first subexpression of ``e`` for which ``predicate`` holds, else None.
 
     Each shared subexpression is looked at once: ``Basic.has`` walks the tree, which for a
     composition of a dozen steps is millions of nodes on a DAG of a few hundred.
 
+    Parameters
+    ----------
+    e : sympy.Basic
+    predicate : callable ``node -> bool``
+    cleared : dict, optional
+        ``{id(node): node}`` of nodes whose whole subtree is known to have no node
+        satisfying ``predicate``; they are skipped.  Pass the same dict to several calls
+        with the same predicate (the expressions of one map share most of their
+        subexpressions, so each shared one is then walked once for all of them, not once
+        per expression).  Filled in place only by a call that answers None (its walk saw
+        every node below ``e``); a call that finds a node stops part way and adds nothing,
+        so the dict never holds a node whose subtree was not looked at in full.  It holds
+        the nodes themselves, so an id in it can never be reused by another object.
+
     >>> x = sympy.Symbol("x")
     >>> find_node(sympy.sin(x) + sympy.nan * x, lambda n: n is sympy.nan)
     nan
+    >>> cleared = {}
+    >>> find_node(sympy.sin(x) + 1, lambda n: n is sympy.nan, cleared) is None, id(sympy.sin(x)) in cleared
+    (True, True)
+    >>> find_node(sympy.sin(x) + sympy.nan, lambda n: n is sympy.nan, cleared), len(cleared)
+    (nan, 4)
     """
-    seen, stack = set(), [e]
+    if cleared is not None and id(e) in cleared:
+        return None
+    seen, stack = {id(e): e}, [e]
     while stack:
         node = stack.pop()
         if predicate(node):
             return node
         for arg in node.args:
-            if id(arg) not in seen:
-                seen.add(id(arg))
+            key = id(arg)
+            if key not in seen and (cleared is None or key not in cleared):
+                seen[key] = arg
                 stack.append(arg)
+    if cleared is not None:
+        cleared.update(seen)
     return None
 
 
-def require_finite(e, what="expression"):
+def require_finite(e, what="expression", finite=None):
     """``e`` itself, or an ExpressionError when it contains nan, oo, -oo or zoo.
 
     A coefficient like that is not a function: its derivatives would be read as 0 and a
     Lie derivative along it as zero.
+
+    ``finite`` (optional): a dict shared by the checks of several expressions, of the
+    subexpressions already found finite (see ``cleared`` in :func:`find_node`); each shared
+    subexpression is then walked once for all of them.
+
+    >>> x = sympy.Symbol("x")
+    >>> finite = {}
+    >>> require_finite(sympy.sin(x) + 1, finite=finite)
+    sin(x) + 1
+    >>> require_finite(sympy.sin(x) + sympy.zoo * x, finite=finite)
+    Traceback (most recent call last):
+    ...
+    geomcheck.errors.ExpressionError: expression zoo*x + sin(x) contains zoo; a finite expression was expected
     """
-    bad = find_node(e, lambda node: isinstance(node, _NONFINITE))
+    bad = find_node(e, _is_nonfinite, finite)
     if bad is not None:
-        raise ExpressionError(f"{what} {e} contains {bad}; a finite expression was expected")
+        from .latex import expression_size
+
+        # printing a tree of shared subexpressions takes time exponential in its depth: a large
+        # one is described by its size (counted in O(limit) steps), not printed
+        limit = 5000
+        shown = e if expression_size(e, limit) <= limit else f"(an expression of more than {limit} nodes)"
+        raise ExpressionError(f"{what} {shown} contains {bad}; a finite expression was expected")
     return e
 
 

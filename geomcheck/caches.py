@@ -3,7 +3,14 @@
 A long sweep over systems and parameters must not keep every system, step map and compiled
 library it ever met: each memo is a :class:`Memo` (least recently used entries go first) or
 a bounded ``functools.lru_cache`` registered here, and :func:`clear_caches` empties them all
-(benchmarks use it for cold runs).
+(benchmarks use it for cold runs).  ``tests/geomcheck/test_caches.py`` finds every
+``functools`` cache of the three packages and checks that it is registered.
+
+Not memos, and so not here: interning tables whose entries must stay the same objects for the
+life of the process, and which are bounded by what exists rather than by what was asked --
+the jet function classes (``geomcheck.jets``: a jet is one sympy function class, equal only to
+itself), the catalog's built schemes and the schemes' fixed test systems, and the compiler's
+probes of this machine (``integrators.compiled``).
 
 >>> from geomcheck.caches import Memo, cache_sizes, clear_caches
 >>> m = Memo("example.squares", 2)

@@ -687,4 +687,5 @@ def clear_caches():
         memo.cache_clear()
 
 
-register("geomcheck.calculus", clear_caches, lambda: sum(m.cache_info().currsize for m in _MEMOS))
+for _memo in _MEMOS:
+    register(f"geomcheck.calculus.{_memo.__name__}", _memo.cache_clear, lambda m=_memo: m.cache_info().currsize)

@@ -149,7 +149,11 @@ class Map:
             )
         self.source = source
         self.target = target
-        self.exprs = tuple(source.check_expression(v, f"Map expression for {y}") for y, v in zip(target.coords, values))
+        # one finiteness walk for all components: a step map's components share most of their
+        # subexpressions (the stages), which a walk per component would visit once per component
+        finite = {}
+        self.exprs = tuple(source.check_expression(v, f"Map expression for {y}", finite)
+                           for y, v in zip(target.coords, values))
         self.parameters = None if parameters is None else tuple(parameters)
         _check_symbols("Map", zip(target.coords, self.exprs), source.coordinate_set, self.parameters,
                        () if target == source else (target,))
@@ -310,7 +314,8 @@ class ImplicitMap:
         self.derivatives = derivatives
         equations = as_sequence(equations, "the equations of an ImplicitMap", "a sequence of sympy expressions",
                                 ImplicitMapError)
-        eqs = tuple(source.check_expression(e, "ImplicitMap equation") for e in equations)
+        finite = {}      # one finiteness walk for all the equations (they share the stage values)
+        eqs = tuple(source.check_expression(e, "ImplicitMap equation", finite) for e in equations)
         if new is None:
             shared = set(target.coords) & set(source.coords)
             if shared:

@@ -14,6 +14,7 @@ import hashlib
 import os
 from typing import Any
 
+from .caches import register
 from .errors import InvalidArgumentError
 
 __all__ = ["code_digest", "check_workers", "PACKAGES"]
@@ -43,6 +44,9 @@ def code_digest() -> str:
             with open(path, "rb") as f:
                 h.update(f.read() + b"\0")
     return h.hexdigest()
+
+
+register("geomcheck.provenance.code_digest", code_digest.cache_clear, lambda: code_digest.cache_info().currsize)
 
 
 def check_workers(client: Any) -> None:

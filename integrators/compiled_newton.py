@@ -72,12 +72,12 @@ import sympy
 
 from geomcheck.caches import Memo
 from geomcheck.errors import InvalidArgumentError
+from geomcheck.newton_iteration import REFINE, REFRESH_RATE, STALE_LIMIT, STALLED
 
 from .codegen import CPrinter, hoist_scalars
 from .compiled import build_library, load_library
 from .errors import NewtonConvergenceError, NotLowerableError
-from .newton import (DEFAULT_TOL, EXTRAPOLATION_POINTS, REFINE, REFRESH_RATE, STALE_LIMIT, STALLED,
-                     check_newton_mode)
+from .newton import DEFAULT_TOL, EXTRAPOLATION_POINTS, check_newton_mode
 from .stage_sparsity import bandwidths, eliminate_affine_unknowns, pattern_of
 
 __all__ = ["CompiledNewton", "compiled_newton", "compiled_newton_run", "CompiledNewtonRun", "c_source_newton", "CompiledSystem", "compiled_system",

@@ -159,6 +159,8 @@ def integrate(system: System, scheme: str | Scheme, y0: ArrayLike,
         "solve" factors the step's matrix once and solves per step (backward stable per step;
         sparse LU for large sparse systems; the only form at multiprecision); "auto" chooses by
         :func:`integrators.linear_implicit.resolve_form`.  ``sol.path_note`` names the form.
+        An explicit step linear in the state (a linear system) runs as its matrix, formed once,
+        only when asked ("matrix": :mod:`integrators.matrix_step`; double precision).
     use_kernel : bool
         Run the scheme with the system's hand-written kernel (attached, and checked against the
         symbolic vector field, by :func:`integrators.with_kernel`) as the vector field:

@@ -26,8 +26,9 @@ Two entry points:
   initial data and the system's constants, through the certified step.
 
 Implicit steps: the stage equations ``G(x, u) = 0`` and their symbolic Jacobian are lowered as
-on the numpy path (:func:`integrators.lower.split_implicit`) and solved by full Newton in a
-``lax.while_loop`` from the map's own guess, with the rule of :func:`integrators.newton.newton_numpy`:
+on the numpy path (:func:`integrators.lower.split_step`) and solved by full Newton in a
+``lax.while_loop`` from the map's own guess, with the rule of :func:`integrators.newton.newton_numpy`
+(:class:`geomcheck.newton_iteration.RelativeStep`, elementwise):
 a trajectory has converged when ``max |delta u| <= tol (1 + max |u|)`` (``tol`` 1e-13 unless
 given), at most ``max_iter`` iterations.  Whatever Newton mode is asked for, the JAX path runs
 full Newton (the fixed point does not depend on the mode; ``sol.newton.mode`` records the mode
@@ -74,9 +75,9 @@ import geomcheck as gc
 from geomcheck.caches import Memo
 from geomcheck.errors import InvalidArgumentError, MissingDependencyError, ShapeError, import_optional
 
-from .codegen import Kernel, power_text, refuse_generic
+from .codegen import Kernel, power_text
 from .errors import NewtonConvergenceError, NotLowerableError
-from .lower import split_implicit
+from .lower import split_step
 from .newton import DEFAULT_TOL, NewtonRecord
 from .staged import stage_values
 
@@ -155,25 +156,18 @@ class _JaxMap:
         self.phi = phi
         self.coords = tuple(phi.source.coords)
         self.dim = len(self.coords)
+        # the numpy path's split into kernels (integrators.lower.LoweredStep)
+        unknowns, equations, guess, update = split_step(phi)
         if isinstance(phi, gc.Map):
-            refuse_generic(phi.exprs, "the step map")
             self.explicit, self.m = True, 0
-            self.update = _jax_kernel(phi.exprs, self.coords, parameters, jax)
+            self.update = _jax_kernel(update, self.coords, parameters, jax)
             self.kernels = (self.update,)
             return
-        # the same split as the numpy path (integrators.lower.LoweredStep)
-        equations = tuple(getattr(phi, "evaluation_equations", None) or phi.equations)
-        refuse_generic(equations, "the step map")
-        split = split_implicit(phi, equations)
-        if split is None:
-            unknowns, equations, final = tuple(phi.unknowns), list(equations), {Y: Y for Y in phi.new}
-        else:
-            unknowns, equations, final = split
         self.explicit, self.m = False, len(unknowns)
         jac = [sympy.diff(e, u) for e in equations for u in unknowns]
-        self.residual = _jax_kernel(list(equations) + jac, self.coords + tuple(unknowns), parameters, jax)
-        self.guess = _jax_kernel([phi.guess[u] for u in unknowns], self.coords, parameters, jax)
-        self.update = _jax_kernel([final[Y] for Y in phi.new], self.coords + tuple(unknowns), parameters, jax)
+        self.residual = _jax_kernel(list(equations) + jac, self.coords + unknowns, parameters, jax)
+        self.guess = _jax_kernel(guess, self.coords, parameters, jax)
+        self.update = _jax_kernel(update, self.coords + unknowns, parameters, jax)
         self.kernels = (self.guess, self.residual, self.update)
 
     def scalars(self, values) -> tuple:

@@ -46,7 +46,7 @@ from .newton import StageSolver, check_newton_mode
 from .systems import STEP_SYMBOL
 
 __all__ = ["lower", "lower_expressions", "LoweredStep", "BoundStep", "Kernel", "real_rows", "split_implicit",
-           "RawMpfKernel", "RawFallback", "raw_dot", "raw_div", "raw_round", "raw_of", "RAW_SPREAD_BITS"]
+           "split_step", "RawMpfKernel", "RawFallback", "raw_dot", "raw_div", "raw_round", "raw_of", "RAW_SPREAD_BITS"]
 
 # ------------------------------------------------------------------------ steps
 
@@ -76,6 +76,54 @@ def split_implicit(phi, equations=None):
     if any(e.free_symbols & new for e in remaining):
         return None
     return tuple(phi.auxiliary), remaining, explicit
+
+
+def split_step(phi, what="the step map"):
+    """``(unknowns, equations, guess, update)``: what the kernels of a step map compute, for every backend.
+
+    An explicit map (``gc.Map``): no unknowns, equations or guesses; ``update`` is its
+    expressions of the state.  An implicit map (``gc.ImplicitMap``): the stage unknowns
+    (a tuple), the equations they solve (a tuple: the map's ``evaluation_equations`` when it
+    carries them, else its equations), their starting guesses (expressions of the state) and
+    the new state in the state and the unknowns (:func:`split_implicit`; a map not of that
+    form solves for all its unknowns, the new state among them).  :class:`LoweredStep` and
+    :mod:`integrators.jax_backend` build their kernels from these.
+
+    Raises
+    ------
+    NotLowerableError
+        An undefined function (a generic map), named after ``what``.
+
+    The implicit midpoint rule on ``q' = p, p' = -q`` with stage slopes ``k1, k2``:
+
+    >>> import sympy, geomcheck as gc
+    >>> M = gc.Chart("q p"); q, p = M.coords; h = sympy.Symbol("h")
+    >>> Q1, P1, k1, k2 = sympy.symbols("Q1 P1 k1 k2")
+    >>> midpoint = gc.ImplicitMap(M, M, [k1 - p - h * k2 / 2, k2 + q + h * k1 / 2, Q1 - q - h * k1, P1 - p - h * k2],
+    ...                           new=[Q1, P1], auxiliary=[k1, k2])
+    >>> split_step(midpoint)
+    ((k1, k2), (-h*k2/2 + k1 - p, h*k1/2 + k2 + q), [0, 0], [h*k1 + q, h*k2 + p])
+    >>> split_step(gc.Map(M, M, [q + h * p, p - h * sympy.sin(q)]))
+    ((), (), [], (h*p + q, -h*sin(q) + p))
+    >>> split_step(gc.Map(M, M, [q + h * p, p - h * sympy.Function("V")(q)]))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    integrators.errors.NotLowerableError: the step map contains the undefined function(s) V(q): ...
+    """
+    if isinstance(phi, gc.Map):
+        refuse_generic(phi.exprs, what)
+        return (), (), [], phi.exprs
+    # a map may carry an evaluation rule for subexpressions of its equations (removable
+    # singularities such as divided differences: integrators.schemes.quotients), the same
+    # functions written to be evaluated in finite precision; otherwise its equations
+    source_equations = tuple(getattr(phi, "evaluation_equations", None) or phi.equations)
+    refuse_generic(source_equations, what)
+    split = split_implicit(phi, source_equations)
+    if split is None:
+        unknowns, equations, final = tuple(phi.unknowns), list(source_equations), {Y: Y for Y in phi.new}
+    else:
+        unknowns, equations, final = split
+    return unknowns, tuple(equations), [phi.guess[u] for u in unknowns], [final[Y] for Y in phi.new]
 
 
 class LoweredStep:
@@ -138,21 +186,11 @@ class LoweredStep:
             return
         self.explicit = False
         self.raw_update = None
-        # a map may carry an evaluation rule for subexpressions of its equations (removable
-        # singularities such as divided differences: integrators.schemes.quotients), the same
-        # functions written to be evaluated in finite precision; otherwise its equations
-        source_equations = tuple(getattr(phi, "evaluation_equations", None) or phi.equations)
-        refuse_generic(source_equations, what)
-        split = split_implicit(phi, source_equations)
-        if split is None:
-            unknowns, equations, final = tuple(phi.unknowns), list(source_equations), {Y: Y for Y in phi.new}
-        else:
-            unknowns, equations, final = split
+        unknowns, self.equations, guess, update = split_step(phi, what)
         self.unknowns = unknowns
         self.m = len(unknowns)
-        self.equations = tuple(equations)
-        self.guess = Kernel([phi.guess[u] for u in unknowns], self.coords, self.parameters, backend)
-        self.update = Kernel([final[Y] for Y in phi.new], self.coords + unknowns, self.parameters, backend)
+        self.guess = Kernel(guess, self.coords, self.parameters, backend)
+        self.update = Kernel(update, self.coords + unknowns, self.parameters, backend)
 
     # built when first needed: Newton's method in C (integrators.compiled_newton) lowers only the
     # structurally nonzero entries, and the dense m x m Jacobian of a 200-unknown stage took 27 s

@@ -67,7 +67,9 @@ iterations (Gauss-4 on Henon-Heiles, 10^4 trajectories, h = 0.05: 4.7 -> 3.9 bat
 step; Gauss-4's full Newton on the pendulum from (2, 0), h = 0.1: 3.0 -> 2.5, h = 0.05: 3.0 -> 2.0).  ``StageSolver.starts`` counts the extrapolated and
 the refused starts.
 
-Convergence: ``max |delta u| <= tol * (1 + max |u|)`` per trajectory, with ``tol``
+Convergence (the rules of the project's one Newton iteration,
+:mod:`geomcheck.newton_iteration`, which the mpmath path runs as it is and the numpy batch and
+the C loop run elementwise): ``max |delta u| <= tol * (1 + max |u|)`` per trajectory, with ``tol``
 1e-13 for float64 and ``10**(5 - dps)`` for mpmath unless given; the simplified
 iteration converges only linearly, so it also requires the error estimate
 ``theta / (1 - theta) * max |delta u|`` to meet the same bound.  When some
@@ -100,6 +102,8 @@ import numpy as np
 from geomcheck.caches import Memo
 from geomcheck.dense_lu import lu_factor, lu_solve
 from geomcheck.errors import InvalidArgumentError, SingularMatrixError
+from geomcheck.newton_iteration import (REFINE, REFRESH_RATE, STALE_LIMIT, STALLED, ContractingStep, FreshLU, KeptLU,
+                                        RelativeStep, newton_solve)
 
 from .codegen import Kernel
 from .errors import NewtonConvergenceError
@@ -115,16 +119,8 @@ NEWTON_MODES = ("full", "simplified", "auto")
 DEFAULT_NEWTON = "auto"
 #: the work a StageSolver tallies
 COUNTS = ("solves", "iterations", "jacobians", "factorizations", "refreshes", "fallbacks")
-#: a simplified iteration contracting slower than this refreshes the Jacobian at the next step
-REFRESH_RATE = 0.1
-#: a stale factorization contracting slower than this is replaced at once (restart from the guess)
-STALE_LIMIT = 0.5
-#: the simplified iteration stops when its error estimate theta/(1-theta) |delta| is below
-#: REFINE * tol (and |delta| below tol): linear convergence, so it goes on to about the accuracy
-#: that full Newton's quadratic convergence reaches, not just to tol
-REFINE = 1e-3
-#: ... or when |delta| is below tol and no longer decreases (theta >= STALLED): rounding level
-STALLED = 0.9
+# REFRESH_RATE, STALE_LIMIT, REFINE, STALLED: the rule of the simplified iteration, defined once in
+# geomcheck.newton_iteration (ContractingStep) for the multiprecision, numpy and C iterations
 #: "auto" uses the simplified iteration from this many unknowns on (numpy; see the module doc)
 AUTO_SIMPLIFIED = 8
 #: a constant stage matrix with a larger condition number counts as singular
@@ -335,6 +331,8 @@ def _solve_lapack(out, m, n):
 def newton_numpy(L, S, y, tol=None, max_iter=50, step_index=None, trajectories=None, counts=None, start=None):
     """Solve the stage equations of the lowered implicit step ``L`` for a batch (full Newton).
 
+    The rule is :class:`geomcheck.newton_iteration.RelativeStep`'s, elementwise over the batch.
+
     Parameters
     ----------
     L : LoweredStep (implicit, numpy backend)
@@ -403,31 +401,26 @@ def _mp_tol(dps, tol):
 def newton_mpmath(L, S, x, dps, tol=None, max_iter=50, trajectory=0, step_index=None, counts=None):
     """Solve the stage equations of the lowered implicit step ``L`` (mpmath) for one trajectory.
 
-    ``counts``: tallies to add this solve's work to (as :attr:`StageSolver.counts`).
+    Newton's method proper from the map's guess: the project's iteration
+    (:func:`geomcheck.newton_iteration.newton_solve`) with a fresh Jacobian and LU at every
+    iterate and the rule ``max |delta| <= tol (1 + max |u|)``.  ``counts``: tallies to add this
+    solve's work to (as :attr:`StageSolver.counts`).
     """
     m = L.m
-    eps = _mp_tol(dps, tol)
-    u = [mpmath.mpf(g) for g in L.guess.kernel(S["guess"], *x)]
-    res = mpmath.mpf(0)
-    for it in range(1, max_iter + 1):
+    u0 = [mpmath.mpf(g) for g in L.guess.kernel(S["guess"], *x)]
+
+    def equations(u, jacobian):
         out = L.residual.kernel(S["residual"], *x, *u)
-        if counts is not None:
-            counts["iterations"] += 1
-            counts["jacobians"] += 1
-            counts["factorizations"] += 1
-        F = [-mpmath.mpf(v) for v in out[:m]]
-        J = [[mpmath.mpf(out[m + i * m + j]) for j in range(m)] for i in range(m)]
-        res = max(abs(v) for v in F)
-        try:
-            delta = lu_solve(*lu_factor(mpmath.mp, J, singular=m * mpmath.mp.eps), F)
-        except (SingularMatrixError, ZeroDivisionError):
-            _fail([trajectory], [res], 1, step_index, it, "a singular Jacobian")
-        if not all(mpmath.isfinite(d) for d in delta):
-            _fail([trajectory], [res], 1, step_index, it, "a non-finite value")
-        u = [a + d for a, d in zip(u, delta)]
-        if max(abs(d) for d in delta) <= eps * (1 + max(abs(a) for a in u)):
-            return u
-    _fail([trajectory], [res], 1, step_index, max_iter, "no convergence")
+        return [mpmath.mpf(v) for v in out[:m]], [[mpmath.mpf(out[m + i * m + j]) for j in range(m)] for i in range(m)]
+
+    out = newton_solve(mpmath.mp, equations, u0, RelativeStep(_mp_tol(dps, tol)),
+                       FreshLU(mpmath.mp, singular=m * mpmath.mp.eps), max_iter)
+    if counts is not None:
+        for key in ("iterations", "jacobians", "factorizations"):
+            counts[key] += out.iterations
+    if out.solution is None:
+        _fail([trajectory], [out.residual], 1, step_index, out.iterations, out.reason)
+    return out.solution
 
 
 @dataclass(frozen=True)
@@ -951,6 +944,7 @@ class StageSolver:
     def _iterate_numpy(self, todo, y, U0, result, fresh, res_out, first=None):
         """Simplified Newton for the trajectories ``todo``; returns the ones that failed.
 
+        The rule is :class:`geomcheck.newton_iteration.ContractingStep`'s, elementwise over the batch.
         ``first``: the equations' values at the guess when already computed (with the Jacobian).
         """
         B, fac, tol = self.bound, self._factors, DEFAULT_TOL if self.bound.tol is None else self.bound.tol
@@ -1135,25 +1129,12 @@ class StageSolver:
         return lu_solve(*fac, b)
 
     def _mp_iterate(self, fac, x, u0, eps, fresh):
-        """``(u or None, residual, largest contraction rate, reason)`` of a simplified iteration."""
-        u, prev, theta_max = list(u0), None, mpmath.mpf(0)
-        res = mpmath.mpf(0)
-        limit = 1 if fresh else STALE_LIMIT
-        for it in range(1, self.bound.max_iter + 1):
-            F = [mpmath.mpf(v) for v in self._equations([*x, *u])]
-            res = max(abs(v) for v in F)
-            delta = self._mp_solve(fac, [-v for v in F])
-            self.counts["iterations"] += 1
-            if not all(mpmath.isfinite(d) for d in delta):
-                return None, res, theta_max, "a non-finite value"
-            dn = max(abs(d) for d in delta)
-            theta = dn / prev if prev else mpmath.mpf(0)
-            u = [a + d for a, d in zip(u, delta)]
-            bound = eps * (1 + max(abs(a) for a in u))
-            if dn <= bound and (theta >= STALLED or theta / (1 - theta) * dn <= REFINE * bound):
-                return u, res, max(theta_max, theta), ""
-            if theta >= limit or (theta > 0 and dn * theta ** (self.bound.max_iter - it) > (1 - theta) * bound):
-                return None, res, theta, f"contraction rate {float(theta):.3g}, too slow to converge"
-            theta_max = max(theta_max, theta)
-            prev = dn
-        return None, res, theta_max, "no convergence"
+        """``(u or None, residual, largest contraction rate, reason)`` of a simplified iteration
+        (the project's iteration with the rule :class:`~geomcheck.newton_iteration.ContractingStep`)."""
+        def equations(u, jacobian):
+            return [mpmath.mpf(v) for v in self._equations([*x, *u])], None
+
+        out = newton_solve(mpmath.mp, equations, u0, ContractingStep(eps, 1 if fresh else STALE_LIMIT),
+                           KeptLU(fac, fresh), self.bound.max_iter)
+        self.counts["iterations"] += out.iterations
+        return out.solution, out.residual, out.contraction, out.reason

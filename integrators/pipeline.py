@@ -16,6 +16,7 @@ import numpy as np
 import sympy
 
 import geomcheck as gc
+from geomcheck.caches import Memo
 from geomcheck.errors import InvalidArgumentError
 
 from .backends import backend_for
@@ -24,6 +25,7 @@ from .compiled import compiled_run, find_compiler
 from .compiled_newton import compiled_newton_run
 from .errors import CompiledPathWarning, NotLowerableError
 from .linear_implicit import linear_implicit_step
+from .matrix_step import MATRIX_NOTE, matrix_step
 from .run_options import (C_LONG_LIMIT, RunOptions, check_count, check_dt, check_saved_size, check_t0, check_y0,
                           progress_bar)
 from .solution import FiniteWatch, Solution
@@ -93,7 +95,8 @@ NUMPY_SECONDS_PER_NEWTON_ITERATION = 1.0e-4
 #: least this long (the C Newton is built with the Jacobian: a longer build than an explicit step's)
 AUTO_MIN_SECONDS_IMPLICIT = 10.0
 
-_OPERATIONS: dict = {}
+#: step map -> (the map, its operation count): read by backend="auto" at every run
+_OPERATIONS = Memo("integrators.pipeline.operations", 256)
 
 
 def step_operations(stages) -> tuple[int, int]:
@@ -113,9 +116,8 @@ def step_operations(stages) -> tuple[int, int]:
         key = id(st.map)
         hit = _OPERATIONS.get(key)
         if hit is None or hit[0] is not st.map:
-            if len(_OPERATIONS) > 256:
-                _OPERATIONS.clear()
-            hit = _OPERATIONS[key] = (st.map, _count_operations(st.map.exprs))
+            hit = (st.map, _count_operations(st.map.exprs))
+            _OPERATIONS.put(key, hit)     # maps are immutable; the entry keeps the map alive
         per_step += hit[1]
         distinct[key] = hit[1]
     return per_step, sum(distinct.values())
@@ -202,7 +204,8 @@ def _implicit_choice(stages, run: CheckedRun, time) -> AutoChoice:
     key = id(stages[0].map)
     hit = _OPERATIONS.get(key)
     if hit is None or hit[0] is not stages[0].map:
-        hit = _OPERATIONS[key] = (stages[0].map, _count_operations(stages[0].map.equations))
+        hit = (stages[0].map, _count_operations(stages[0].map.equations))
+        _OPERATIONS.put(key, hit)
     ops = hit[1]
     work = run.steps * NEWTON_EVALUATIONS * ops
     t_numpy = (work * (NUMPY_SECONDS_PER_OPERATION + batch * NUMPY_SECONDS_PER_ELEMENT)
@@ -224,6 +227,20 @@ def choose_runner(stages, coords, scalars, base, time, options: RunOptions, run:
     """
     arithmetic = run.arithmetic
     note = None
+    explicit = all(isinstance(st.map, gc.Map) for st in stages)
+    if step is None and explicit and options.linear_solve == "matrix":
+        # asked for: the step's matrix, formed once (integrators.matrix_step); numpy only
+        if options.backend not in ("auto", "numpy") or options.compensated or time is not None:
+            raise InvalidArgumentError(
+                f"linear_solve='matrix' runs an explicit step as its matrix in double precision, for an autonomous"
+                f" system and without compensated summation (got backend={options.backend!r},"
+                f" compensated={options.compensated}, time-dependent: {time is not None})")
+        step = matrix_step(stages, scalars, len(coords))
+        if step is None:
+            raise InvalidArgumentError("linear_solve='matrix': the step map is not linear and homogeneous in the state,"
+                                       " so it has no matrix; leave linear_solve='auto'")
+        runner = Stepper(step, base, arithmetic, options.solver_options(), run.t0, run.dt, False)
+        return runner, arithmetic.name, MATRIX_NOTE
     if options.backend == "auto":
         choice = auto_choice(stages, options, run, step, time)
         if choice.path == "compiled":
@@ -267,7 +284,6 @@ def choose_runner(stages, coords, scalars, base, time, options: RunOptions, run:
             note = str(exc)
         warnings.warn(f"integrate: the numpy path ran instead of the compiled one: {note}", CompiledPathWarning,
                       stacklevel=4)
-    explicit = all(isinstance(st.map, gc.Map) for st in stages)
     if step is None and arithmetic.name in ("numpy", "mpmath") and not options.compensated and len(stages) == 1 \
             and time is None and not explicit:
         # a linear implicit step: A factored once per step size, no Newton (None when not linear); its form

@@ -268,14 +268,14 @@ def _staged_jury(scheme_obj):
     distinct = {}
     for M, _ in mats:
         distinct.setdefault(M, None)
-    num = {M: sympy.lambdify(x, M.tolist(), "numpy") for M in distinct}
-    mp = {M: sympy.lambdify(x, M.tolist(), "mpmath") for M in distinct}
+    lowered = {M: _lowered(x, list(M)) for M in distinct}     # the entries row by row
 
     def fast(grid):
         P = np.broadcast_to(np.eye(2), (grid.size, 2, 2)).copy()
         for M, g in mats:
-            A = np.array([[np.broadcast_to(np.asarray(v, dtype=float), grid.shape) for v in row]
-                          for row in num[M](float(sympy.N(g, 20)) * grid)])     # (2, 2, N)
+            entries = lowered[M][0](float(sympy.N(g, 20)) * grid)
+            A = np.array([np.broadcast_to(np.asarray(v, dtype=float), grid.shape)
+                          for v in entries]).reshape(2, 2, grid.size)                # (2, 2, N)
             P = np.einsum("ijn,njk->nik", A, P)
         tr = P[:, 0, 0] + P[:, 1, 1]
         det = P[:, 0, 0] * P[:, 1, 1] - P[:, 0, 1] * P[:, 1, 0]
@@ -284,7 +284,8 @@ def _staged_jury(scheme_obj):
     def precise(v):
         P = mpmath.eye(2)
         for M, g in mats:
-            P = mpmath.matrix(mp[M](mpmath.mpf(sympy.N(g, mpmath.mp.dps + 5)) * v)) * P
+            a, b, c, d = lowered[M][1](mpmath.mpf(sympy.N(g, mpmath.mp.dps + 5)) * v)
+            P = mpmath.matrix([[a, b], [c, d]]) * P
         return _jury(P[0, 0] + P[1, 1], P[0, 0] * P[1, 1] - P[0, 1] * P[1, 0])
 
     return fast, precise
@@ -327,9 +328,32 @@ def _numeric_interval(x, funcs):
     Used when the coefficients are irrational (Yoshida's cube roots of 2); an instability window
     narrower than the grid spacing could be missed.
     """
-    fast = sympy.lambdify(x, funcs, "numpy", cse=True)
-    precise = sympy.lambdify(x, funcs, "mpmath", cse=True)
-    return _search(fast, precise)
+    return _search(*_lowered(x, funcs))
+
+
+def _lowered(x, exprs):
+    """``(fast, precise)``: ``exprs``, expressions in ``x`` alone, as numeric functions of ``x``.
+
+    ``fast`` takes a float64 array (an expression free of ``x`` gives a scalar: broadcast it),
+    ``precise`` an mpf and computes at the working precision (``mpmath.mp.dps`` when it is
+    called: the constants, ``2**(1/3)`` in Yoshida's coefficients, are computed once per
+    precision).  Both lowered by :func:`integrators.codegen.lower_expressions`.
+    """
+    fast_kernel = lower_expressions(exprs, [x], [], backend="numpy", what="a stability function")
+    precise_kernel = lower_expressions(exprs, [x], [], backend="mpmath", what="a stability function")
+    fast_scalars = fast_kernel.scalars()
+    precise_scalars = {}
+
+    def fast(grid):
+        return fast_kernel.kernel(fast_scalars, grid)
+
+    def precise(v):
+        S = precise_scalars.get(mpmath.mp.prec)
+        if S is None:
+            S = precise_scalars[mpmath.mp.prec] = precise_kernel.scalars()
+        return precise_kernel.kernel(S, v)
+
+    return fast, precise
 
 
 def _search(fast, precise):

@@ -22,6 +22,7 @@ from fractions import Fraction
 
 import sympy
 
+from ..caches import register
 from ..certify.certificate import Certificate
 from ..certify.trees import RootedTree, trees_of_order, trees_up_to
 from ..latex import tex_text
@@ -102,7 +103,8 @@ def _ad_tau_matrix_row(t: RootedTree) -> dict:
 
 # ---------------------------------------------------------------- exact elimination over Q (cached)
 
-_CONJUGATION_TABLES: dict = {}
+_CONJUGATION_TABLES: dict = {}     # (colours, degree) -> table (bounded by the tree orders)
+register("geomcheck.bseries.conjugate.tables", _CONJUGATION_TABLES.clear, lambda: len(_CONJUGATION_TABLES))
 
 
 def _axpy(target: dict, f, source: dict) -> dict:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 
 
+from ..caches import register
 from ..certify.certificate import Certificate
 from ..certify.trees import MAX_ORDER, RootedTree, trees_up_to
 from ..errors import BSeriesError, InvalidArgumentError
@@ -98,7 +99,8 @@ def _distance(nbrs, a, b) -> int:
     return seen[b]
 
 
-_ENERGY_CLASSES: dict = {}
+_ENERGY_CLASSES: dict = {}     # order -> its energy classes (bounded by MAX_ORDER)
+register("geomcheck.bseries.energy.classes", _ENERGY_CLASSES.clear, lambda: len(_ENERGY_CLASSES))
 
 
 def energy_classes(p: int) -> list:

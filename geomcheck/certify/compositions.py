@@ -29,8 +29,9 @@ reversing the product maps the conditions of each weight to plus or minus themse
 
 How the conditions are decided
 ------------------------------
-The product is expanded weight by weight with exact arithmetic in the coefficient field of the
-``gamma``: rationals (``fractions.Fraction``), a number field :math:`\\mathbb{Q}(\\theta)`
+The product is expanded weight by weight (:mod:`geomcheck.certify.free_exponentials`) with exact
+arithmetic in the coefficient field of the ``gamma``: rationals (``fractions.Fraction``), a number
+field :math:`\\mathbb{Q}(\\theta)`
 (:mod:`geomcheck.certify.number_field`; radicals such as :math:`2^{1/3}`, :math:`2^{1/3} 2^{1/5} 2^{1/7}`,
 :math:`\\sqrt{2}`, ``cos``/``sin``/``tan`` of rational multiples of :math:`\\pi`, complex
 algebraic numbers), polynomials in free symbols, or mpmath numbers for inexact (float)
@@ -83,6 +84,7 @@ from ..caches import register
 from ..errors import CompositionCoefficientError, CompositionError, InvalidArgumentError, RefinementError
 from ..latex import Derivation, tex_text
 from .certificate import Certificate, point_by_name
+from .free_exponentials import ExponentialProduct, lyndon_coordinates
 from .lyndon import bracket_expansion, is_lyndon, standard_factorization
 from .number_field import NotAlgebraic, NumberField, algebraic_generators
 from .precision import REFUTATION_FACTOR, Bounded, data_precision
@@ -225,7 +227,14 @@ def lie_dimensions(max_weight: int, base_order: int = 2, symmetric: bool = False
 
 
 class _OperatorArithmetic:
-    """Domains whose elements do their own arithmetic with + - * (Fractions, sympy ring elements, mpf)."""
+    """Domains whose elements do their own arithmetic with + - * (Fractions, sympy ring elements, mpf).
+
+    ``constant(q)`` is the rational ``q`` (a Fraction) as an element: the arithmetic that
+    :class:`~geomcheck.certify.free_exponentials.ExponentialProduct` needs, with ``one``, ``zero``.
+    """
+
+    def scale(self, a, q):
+        return a * self.constant(q)
 
     @staticmethod
     def add(a, b):
@@ -248,8 +257,8 @@ class _Rationals(_OperatorArithmetic):
         self.zero, self.one = Fraction(0), Fraction(1)
 
     @staticmethod
-    def scale(a, q):
-        return a * q
+    def constant(q):
+        return q
 
     @staticmethod
     def inv(a):
@@ -286,8 +295,8 @@ class _AlgebraicNumbers(_OperatorArithmetic):
         self.zero, self.one = field.zero, field.one
 
     @staticmethod
-    def scale(a, q):
-        return a * q
+    def constant(q):
+        return q
 
     @staticmethod
     def inv(a):
@@ -324,11 +333,11 @@ class _Polynomials(_OperatorArithmetic):
         self.zero, self.one = R.zero, R.one
         self._consts: dict = {}
 
-    def scale(self, a, q):
+    def constant(self, q):
         c = self._consts.get(q)
         if c is None:
             c = self._consts[q] = self.R(sympy.Rational(q.numerator, q.denominator))
-        return a * c
+        return c
 
     def inv(self, a):
         raise ZeroDivisionError  # never needed: symbolic coefficients are not normalized
@@ -362,11 +371,11 @@ class _Floats(_OperatorArithmetic):
         self.zero, self.one = ctx.zero, ctx.one
         self._consts: dict = {}
 
-    def scale(self, a, q):
+    def constant(self, q):
         c = self._consts.get(q)
         if c is None:
             c = self._consts[q] = self.ctx.mpf(q.numerator) / q.denominator
-        return a * c
+        return c
 
     @staticmethod
     def inv(a):
@@ -390,11 +399,11 @@ class _Numbers(_OperatorArithmetic):
         self.zero, self.one = Bounded.exact(ctx, 0), Bounded.exact(ctx, 1)
         self._consts: dict = {}
 
-    def scale(self, a, q):
+    def constant(self, q):
         c = self._consts.get(q)
         if c is None:
             c = self._consts[q] = Bounded.exact(self.ctx, q)
-        return a * c
+        return c
 
     @staticmethod
     def inv(a):  # pragma: no cover - only the algebraic path normalizes
@@ -568,72 +577,15 @@ def _setup(gammas, tol=None) -> _Setup:
 # The expansion exp(Z_1) ... exp(Z_m), weight by weight
 
 
-class _Expansion:
-    """Graded components of the partial products exp(Z_1) ... exp(Z_k), computed one weight
-    at a time (weight n needs only lower weights), so an analysis can stop at the first
-    weight that fails."""
-
-    def __init__(self, dom, rhos, letters):
-        self.dom, self.rhos, self.letters = dom, list(rhos), letters
-        m = len(self.rhos)
-        self.levels = [[{(): dom.one}] for _ in range(m + 1)]
-        self.powers = [[dom.one] for _ in range(m)]
-        self.done = 0
-        self.inv_fact = [Fraction(1, math.factorial(k)) for k in range(64)]
-
-    def _pow(self, i, r):
-        pw = self.powers[i]
-        while len(pw) <= r:
-            pw.append(self.dom.mul(pw[-1], self.rhos[i]))
-        return pw[r]
-
-    def component(self, n):
-        """The weight-n component of the full product (computing lower weights as needed)."""
-        while self.done < n:
-            self._advance(self.done + 1)
-        return self.levels[-1][n]
-
-    def _advance(self, n):
-        dom = self.dom
-        self.levels[0].append({})  # the empty product has nothing above weight 0
-        for k in range(1, len(self.rhos) + 1):
-            prev = self.levels[k - 1]
-            res: dict = {}
-            for j in range(n + 1):
-                A = prev[j]
-                if not A:
-                    continue
-                r = n - j
-                if r == 0:
-                    for u, c in A.items():
-                        res[u] = dom.add(res[u], c) if u in res else c
-                    continue
-                rho_r = self._pow(k - 1, r)
-                if dom.exact and dom.is_zero(rho_r):
-                    continue
-                groups = _words_by_length(self.letters, r)
-                for u, c in A.items():
-                    cr = dom.mul(c, rho_r)
-                    for length, ws in groups:
-                        val = dom.scale(cr, self.inv_fact[length])
-                        for v in ws:
-                            key = u + v
-                            res[key] = dom.add(res[key], val) if key in res else val
-            self.levels[k].append(res)
-        self.done = n
+def _expansion(dom, rhos, letters) -> ExponentialProduct:
+    """``exp(Z_1) ... exp(Z_m)`` with ``Z_i = rho_i A_1 + rho_i^(r+1) A_(r+1) + ...`` (letters are weights)."""
+    return ExponentialProduct([(letters, rho) for rho in rhos], _words_by_length, one=dom.one, zero=dom.zero,
+                              constant=dom.constant, skip_zero=dom.is_zero if dom.exact else None, word_weight=sum)
 
 
 def _lyndon_coordinates(dom, element: dict, letters, n):
     """Coordinates of a Lie element of weight n in the Lyndon basis (triangular solve)."""
-    coords = []
-    for w in _lyndon(letters, n):
-        c = element.get(w, dom.zero)
-        for w2, c2 in coords:
-            e = bracket_expansion(w2).get(w)
-            if e:
-                c = dom.sub(c, dom.scale(c2, Fraction(e)))
-        coords.append((w, c))
-    return coords
+    return lyndon_coordinates(_lyndon(letters, n), lambda w: element.get(w, dom.zero), dom.constant)
 
 
 def _check_lie(dom, element: dict, coords):
@@ -645,32 +597,6 @@ def _check_lie(dom, element: dict, coords):
     bad = [w for w, c in rest.items() if not dom.is_zero(c)]
     if bad:  # pragma: no cover - would mean the expansion is wrong
         raise AssertionError(f"internal error: the weight component is not a Lie element (word {bad[0]})")
-
-
-def _graded_log(dom, P, W):
-    """log of a graded group-like series P (P[0] = 1) up to weight W."""
-    L = [dict() for _ in range(W + 1)]
-    Yk = [dict()] + [dict(P[n]) for n in range(1, W + 1)]
-    k = 1
-    while k <= W:
-        coef = Fraction((-1) ** (k + 1), k)
-        for n in range(k, W + 1):
-            for w, c in Yk[n].items():
-                v = dom.scale(c, coef)
-                L[n][w] = dom.add(L[n][w], v) if w in L[n] else v
-        if k == W:
-            break
-        new = [dict() for _ in range(W + 1)]
-        for n in range(k + 1, W + 1):
-            for j in range(k, n):
-                for u, a in Yk[j].items():
-                    for v, b in P[n - j].items():
-                        key = u + v
-                        val = dom.mul(a, b)
-                        new[n][key] = dom.add(new[n][key], val) if key in new[n] else val
-        Yk = new
-        k += 1
-    return L
 
 
 # ----------------------------------------------------------------------------------
@@ -770,51 +696,6 @@ def _scaled(dom, value, lam, n, cache=None):
     return dom.mul(value, cache[n])
 
 
-class _Log:
-    """The graded components of ``log(exp(Z_1) ... exp(Z_m))``, one weight at a time.
-
-    ``log P = sum_k (-1)^(k+1)/k Y^k`` with ``Y = P - 1``; ``(Y^k)_n`` is built from
-    ``(Y^(k-1))_j`` and ``Y_(n-j)`` and kept, so weight n costs only its own products.
-    """
-
-    def __init__(self, dom, expansion):
-        self.dom, self.exp = dom, expansion
-        self.Y = [None]
-        self.pows: dict = {}
-
-    def _y(self, n):
-        while len(self.Y) <= n:
-            self.Y.append(self.exp.component(len(self.Y)))
-        return self.Y[n]
-
-    def _pow(self, k, n):
-        """(Y^k)_n."""
-        if k == 1:
-            return self._y(n)
-        got = self.pows.get((k, n))
-        if got is None:
-            dom = self.dom
-            got = {}
-            for j in range(k - 1, n):
-                left, right = self._pow(k - 1, j), self._y(n - j)
-                for u, a in left.items():
-                    for v, b in right.items():
-                        key, val = u + v, dom.mul(a, b)
-                        got[key] = dom.add(got[key], val) if key in got else val
-            self.pows[(k, n)] = got
-        return got
-
-    def component(self, n):
-        dom = self.dom
-        out: dict = {}
-        for k in range(1, n + 1):
-            coef = Fraction((-1) ** (k + 1), k)
-            for w, c in self._pow(k, n).items():
-                v = dom.scale(c, coef)
-                out[w] = dom.add(out[w], v) if w in out else v
-        return out
-
-
 def _analyze(gammas, base_order, max_weight, tol=None) -> _Analysis:
     setup = _setup(gammas, tol)
     dom = setup.dom
@@ -859,13 +740,13 @@ def _analyze(gammas, base_order, max_weight, tol=None) -> _Analysis:
     if ok is True and max_weight >= 2 and dom.kind == "numeric":
         # inexact coefficients: the lower weights vanish only up to the precision, so the
         # conditions are the Lyndon coordinates of the logarithm itself, not of a difference
-        log = _Log(dom, _Expansion(dom, setup.elems, letters))
+        product = _expansion(dom, setup.elems, letters)
         for n in range(2, max_weight + 1):
             lyn = _lyndon(letters, n)
             if not lyn:
                 results.append(_WeightResult(n, True, 0, "no conditions of this weight"))
                 continue
-            coords = _lyndon_coordinates(dom, log.component(n), letters, n)
+            coords = _lyndon_coordinates(dom, product.log_component(n), letters, n)
             holds, _d, bad, _dec = decide(coords, n)
             failing = [OrderCondition(n, w, _label(w), dom.to_sympy(c)) for w, c in bad]
             results.append(_WeightResult(n, holds, len(lyn), "", failing, None, margin(coords)))
@@ -876,7 +757,7 @@ def _analyze(gammas, base_order, max_weight, tol=None) -> _Analysis:
         sig = dom.zero
         for r in rhos:
             sig = dom.add(sig, r)
-        exp = _Expansion(dom, rhos, letters)
+        exp = _expansion(dom, rhos, letters)
         sig_pow = dom.one
         for n in range(2, max_weight + 1):
             sig_pow = dom.mul(sig_pow, sig) if n > 2 else dom.mul(sig, sig)
@@ -1290,13 +1171,12 @@ def order_conditions(gammas, p: int, base_order: int = 2) -> list:
     if p == 1:
         return out
     rhos, lam = _normalize(setup)
-    exp = _Expansion(dom, rhos, letters)
-    P = [{(): dom.one}] + [exp.component(n) for n in range(1, p + 1)]
-    L = _graded_log(dom, P, p)
+    product = _expansion(dom, rhos, letters)
     for n in range(2, p + 1):
-        coords = _lyndon_coordinates(dom, L[n], letters, n)
+        log_n = product.log_component(n)
+        coords = _lyndon_coordinates(dom, log_n, letters, n)
         if dom.exact and dom.kind != "symbolic":
-            _check_lie(dom, L[n], coords)
+            _check_lie(dom, log_n, coords)
         for w, c in coords:
             out.append(OrderCondition(n, w, _label(w), dom.to_sympy(_scaled(dom, c, lam, n))))
     return out
@@ -1519,13 +1399,11 @@ def _numeric_conditions(ctx, gammas, order, base_order, symmetric):
     letters = _letters(base_order, order)
     out = [ctx.fsum(gammas) - 1]
     if order >= 2:
-        exp = _Expansion(dom, gammas, letters)
-        P = [{(): dom.one}] + [exp.component(n) for n in range(1, order + 1)]
-        L = _graded_log(dom, P, order)
+        product = _expansion(dom, gammas, letters)
         for n in range(2, order + 1):
             if symmetric and n % 2 == 0:
                 continue
-            out.extend(c for _, c in _lyndon_coordinates(dom, L[n], letters, n))
+            out.extend(c for _, c in _lyndon_coordinates(dom, product.log_component(n), letters, n))
     return out
 
 

@@ -47,8 +47,9 @@ prefer words with many ``B``), and its value is the coordinate of the weight-``n
 How the conditions are decided
 ------------------------------
 The product is expanded weight by weight (graded components of ``exp(x_1 L_1) exp(x_2 L_2)
-...`` over the words in ``A, B``), the Lyndon coefficients of its logarithm are computed word
-by word (sums over the factorizations of the word, triangular in the Lyndon basis), all in
+...`` over the words in ``A, B``: :mod:`geomcheck.certify.free_exponentials`), the Lyndon
+coefficients of its logarithm are computed word by word (sums over the factorizations of the
+word, triangular in the Lyndon basis), all in
 one arithmetic chosen by :func:`geomcheck.certify.tableau_arithmetic.domain_for` from the
 coefficients: exact in the number field they generate (rationals, radicals such as
 :math:`2^{1/3}`: stage ``"exact"``, a proof), rational functions of free symbols
@@ -90,6 +91,7 @@ from ..caches import register
 from ..errors import CompositionCoefficientError, CompositionError, InvalidArgumentError, RefinementError
 from ..latex import Derivation, expression_size, tex_text
 from .certificate import Certificate
+from .free_exponentials import ExponentialProduct, lyndon_coordinates
 from .lyndon import bracket_expansion, commutator, is_lyndon, standard_factorization
 from .precision import REFUTATION_FACTOR
 from .tableau_arithmetic import domain_for, parametric_domain_for
@@ -360,91 +362,16 @@ def _domain(entries):
 # The expansion and the Lyndon coordinates of the logarithm
 
 
-class _Product:
-    """Graded components of ``exp(x_1 L_1) ... exp(x_m L_m)`` over words in {0, 1}, one weight at a time."""
-
-    def __init__(self, dom, factors):
-        self.dom = dom
-        self.factors = factors          # [(letter, x)], x an element of dom
-        m = len(factors)
-        self.levels = [[{(): dom.one}] for _ in range(m + 1)]
-        self.powers = [[dom.one] for _ in range(m)]   # x^r / r!
-        self.done = 0
-
-    def _power(self, i, r):
-        pw = self.powers[i]
-        while len(pw) <= r:
-            k = len(pw)
-            pw.append(pw[-1] * self.factors[i][1] * self.dom.const(1, k))
-        return pw[r]
-
-    def component(self, n):
-        while self.done < n:
-            self._advance(self.done + 1)
-        return self.levels[-1][n]
-
-    def _advance(self, n):
-        self.levels[0].append({})
-        for k, (letter, _x) in enumerate(self.factors, start=1):
-            prev = self.levels[k - 1]
-            res = dict(prev[n])
-            for r in range(1, n + 1):
-                A = prev[n - r]
-                if not A:
-                    continue
-                c = self._power(k - 1, r)
-                tail = (letter,) * r
-                for u, v in A.items():
-                    key = u + tail
-                    t = v * c
-                    res[key] = res[key] + t if key in res else t
-            self.levels[k].append(res)
-        self.done = n
-
-    def coefficient(self, w):
-        return self.component(len(w)).get(w)
-
-
-def _log_coefficient(dom, prod, w):
-    """The coefficient of the word ``w`` in ``log`` of the product: sum over its factorizations.
-
-    ``log P = sum_k (-1)^(k+1)/k (P - 1)^k``, and the coefficient of ``w`` in ``(P - 1)^k`` is the
-    sum over the ways of cutting ``w`` into k nonempty pieces of the product of their coefficients.
-    """
-    n = len(w)
-    D = {(0, 0): dom.one}
-    total = None
-    for k in range(1, n + 1):
-        for i in range(k, n + 1):
-            s = None
-            for j in range(k - 1, i):
-                d = D.get((k - 1, j))
-                if d is None:
-                    continue
-                c = prod.coefficient(w[j:i])
-                if c is None:
-                    continue
-                t = d * c
-                s = t if s is None else s + t
-            if s is not None:
-                D[(k, i)] = s
-        got = D.get((k, n))
-        if got is not None:
-            t = got * dom.const((-1) ** (k + 1), k)
-            total = t if total is None else total + t
-    return dom.zero if total is None else total
+def _product(dom, factors) -> ExponentialProduct:
+    """``exp(x_1 L_1) ... exp(x_m L_m)`` for ``factors = [(letter, x)]`` (letters 0 = A, 1 = B, of weight 1)."""
+    return ExponentialProduct(factors, one=dom.one, zero=dom.zero,
+                              constant=lambda q: dom.const(q.numerator, q.denominator))
 
 
 def _weight_conditions(dom, prod, class_, n):
     """[(word, residual)] of weight n >= 2: the class's functionals of the Lyndon coordinates."""
-    coords = {}
-    for w in _lyndon(n):
-        c = _log_coefficient(dom, prod, w)
-        for v, cv in coords.items():
-            e = bracket_expansion(v).get(w)
-            if e:
-                c = c - cv * dom.const(e)
-        coords[w] = c
+    coords = dict(lyndon_coordinates(_lyndon(n), prod.log_coefficient,
+                                     lambda q: dom.const(q.numerator, q.denominator)))
     out = []
     for w, terms in _functionals(class_, n):
         r = None
@@ -460,7 +387,7 @@ class _Setup:
     a: tuple
     b: tuple
     dom: Any
-    product: _Product
+    product: ExponentialProduct
     sums: tuple
 
 
@@ -484,7 +411,7 @@ def _setup(a, b) -> _Setup:
         for e in seq:
             s = s + dom.convert(e)
         sums.append(s - dom.one)
-    return _Setup(a, b, dom, _Product(dom, factors), tuple(sums))
+    return _Setup(a, b, dom, _product(dom, factors), tuple(sums))
 
 
 # ----------------------------------------------------------------------------------
@@ -845,7 +772,7 @@ def _numeric_residuals(ctx, a, b, class_, order, symmetric):
                 factors[-1] = (letter, factors[-1][1] + e)
             else:
                 factors.append((letter, e))
-    prod = _Product(dom, factors)
+    prod = _product(dom, factors)
     out = [ctx.fsum(a) - 1, ctx.fsum(b) - 1]
     for n in range(2, order + 1):
         if symmetric and n % 2 == 0:

@@ -40,7 +40,8 @@ from .port_hamiltonian_system import PortHamiltonianSystem
 if TYPE_CHECKING:
     import numpy
 
-__all__ = ["PortHamiltonianForms", "port_hamiltonian_forms", "quadratic_energy_forms", "port_form", "ansatz_matrices"]
+__all__ = ["PortHamiltonianForms", "port_hamiltonian_forms", "quadratic_energy_forms", "port_form", "ansatz_matrices",
+           "identity_conditions"]
 
 
 def _col(v) -> str:
@@ -126,23 +127,75 @@ def _monomials(variables, degree):
     return out
 
 
-def _identity_conditions(residuals, x):
-    """Coefficient equations of ``residual == 0`` as polynomials in x and the jets of functions.
+def identity_conditions(residuals: Iterable[sympy.Expr], x: Sequence[sympy.Symbol], *,
+                        jets_independent: bool = True, what: str = "the conditions") -> tuple[list, bool]:
+    """``(conditions, exact)``: the coefficient equations of ``residual == 0`` identically in the state.
 
-    Undefined functions (and their derivatives) are algebraically independent jets, so the
-    equations are necessary and sufficient for them; other non-polynomial functions of x
-    (sin x, ..) are treated as independent too, which makes the equations sufficient only
-    (``exact`` is False then).
+    Each residual is expanded, undefined functions and their derivatives are written as jets
+    (:func:`~geomcheck.zero.canonical_jets`), every function of the state ``x`` (a jet, ``sin x``,
+    ..) is replaced by a new variable, and the result, a polynomial in ``x`` and those
+    variables, gives the equations ``coefficient == 0`` (the nonzero coefficients, in sympy's
+    order of the monomials, residual after residual).  They are sufficient for the residuals to
+    vanish.  ``exact`` says whether they are necessary too: the values of jets are independent
+    of the state and of each other (the zero test's jet model), so they are when
+    ``jets_independent`` and no other function of the state occurs; a function such as
+    ``sin x`` is not independent of ``x`` (``sin(x)**2 + cos(x)**2 - 1`` vanishes, its
+    coefficients do not), so with one ``exact`` is False.
+
+    Parameters
+    ----------
+    residuals : expressions that must vanish identically.
+    x : the state Symbols.
+    jets_independent : bool
+        True (the ansatz of :func:`port_hamiltonian_forms`: an identity for every function
+        ``V``): jets count as independent variables.  False: jets count like ``sin x``, so a
+        conclusion drawn from the equations' having no solution must not be trusted
+        (``exact`` False); the structure search
+        (:func:`~geomcheck.structures.port_hamiltonian_search.find_port_hamiltonian`) asks for
+        this, its infeasibility proofs being about the system's own functions.
+    what : str
+        What the residuals are, for the error message.
+
+    Returns
+    -------
+    tuple
+        ``(conditions, exact)``: a list of expressions in the other symbols (not expanded), a bool.
+
+    Raises
+    ------
+    PortHamiltonianError
+        A residual is not polynomial in the state and the values of functions of it
+        (``1/x``, ``sqrt(x)``, ``2**x``).
+
+    Examples
+    --------
+    >>> import sympy
+    >>> q, a, b = sympy.symbols("q a b")
+    >>> V = sympy.Function("V")
+    >>> identity_conditions([(a - 1) * q**2 + b * V(q).diff(q)], [q])
+    ([a - 1, b], True)
+    >>> identity_conditions([(a - 1) * q**2 + b * V(q).diff(q)], [q], jets_independent=False)
+    ([a - 1, b], False)
+    >>> identity_conditions([a * sympy.sin(q) + b * q], [q])
+    ([b, a], False)
+    >>> identity_conditions([sympy.sin(q)**2 + sympy.cos(q)**2 - 1], [q])   # sufficient, not necessary
+    ([1, 1, -1], False)
+    >>> identity_conditions([a / q], [q])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    geomcheck.errors.PortHamiltonianError: the conditions are not polynomial in the state [q] and the values ...
     """
     xs = set(x)
     atoms, exact = {}, True
+    # one variable per function of the state, shared by all residuals (the same value everywhere)
+    independent = (AppliedUndef, Jet) if jets_independent else ()
     conds = []
     for r in residuals:
         r = canonical_jets(sympy.expand(r))
         for fa in r.atoms(sympy.Function):
             if fa.free_symbols & xs and fa not in atoms:
                 atoms[fa] = sympy.Dummy("j")
-                if not isinstance(fa, (AppliedUndef, Jet)):
+                if not isinstance(fa, independent):
                     exact = False
         rr = sympy.expand(r.xreplace(atoms))
         gens = list(x) + list(atoms.values())
@@ -150,7 +203,7 @@ def _identity_conditions(residuals, x):
             poly = sympy.Poly(rr, *gens)
         except sympy.PolynomialError as exc:
             raise PortHamiltonianError(
-                f"the conditions are not polynomial in the state {x} and the values of functions: {exc}") from None
+                f"{what} are not polynomial in the state {x} and the values of functions: {exc}") from None
         conds += [c for c in poly.coeffs() if c != 0]
     return conds, exact
 
@@ -262,7 +315,7 @@ def port_hamiltonian_forms(F: Sequence[sympy.Expr | float], x: Chart | str | Ite
     J, R, unknowns = ansatz_matrices(n, variables, degree, dissipation)
     grad = sympy.Matrix([diff(H, xi) for xi in x])
     residual = sympy.Matrix(F0) - (J - R) * grad
-    conds, exact = _identity_conditions(list(residual), x)
+    conds, exact = identity_conditions(list(residual), x)
     consistent, sol, free = _solve_family(conds, unknowns)
     D = Derivation("Port-Hamiltonian forms of a first-order system")
     D = D.add(r"For $\dot x = F(x, u)$ with",

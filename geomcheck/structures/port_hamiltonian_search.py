@@ -51,10 +51,10 @@ from sympy.core.function import AppliedUndef
 from ..algebra import Chart
 from ..calculus import diff
 from ..certify.certificate import Certificate
-from ..errors import InvalidArgumentError, PortHamiltonianError
+from ..errors import InvalidArgumentError
 from ..latex import Derivation, summarize, tex_text
 from ..qstructures import schouten_bracket
-from ..zero import canonical_jets, decide_all_zero
+from ..zero import decide_all_zero
 from .dirac import AlmostDiracStructure
 from .polynomial_feasibility import (
     InfeasibilityCertificate,
@@ -64,6 +64,7 @@ from .polynomial_feasibility import (
 from .port_hamiltonian_ansatz import (
     PortHamiltonianForms,
     ansatz_matrices,
+    identity_conditions,
     port_form,
     port_hamiltonian_forms,
 )
@@ -286,29 +287,6 @@ class StructureSearch:
 
 
 # --------------------------------------------------------------------------- the search
-def _coefficient_equations(exprs, x):
-    """Coefficients in the state (and the values of functions of it) of expressions that must vanish."""
-    xs = set(x)
-    eqs, exact = [], True
-    for r in exprs:
-        r = canonical_jets(sympy.expand(r))
-        atoms = {}
-        for fa in r.atoms(sympy.Function):
-            if fa.free_symbols & xs:
-                atoms[fa] = sympy.Dummy("j")
-                if not isinstance(fa, AppliedUndef):
-                    exact = False
-        rr = sympy.expand(r.xreplace(atoms))
-        gens = list(x) + list(atoms.values())
-        try:
-            poly = sympy.Poly(rr, *gens)
-        except sympy.PolynomialError as exc:
-            raise PortHamiltonianError(f"the integrability conditions are not polynomial in the state {x}: {exc}") \
-                from None
-        eqs += [sympy.expand(c) for c in poly.coeffs() if c != 0]
-    return eqs, exact
-
-
 def _dirac_with_support(J, g, support, n):
     """``D`` on (state, resistive ports of the rows in ``support``, input ports), as ``dirac_matrix`` builds it."""
     k, m = len(support), g.shape[1]
@@ -509,7 +487,11 @@ def find_port_hamiltonian(F: Sequence[sympy.Expr | float], x: Chart | str | Iter
             T = schouten_bracket(D.T, D.T, E)
             comps = [T[i, j, k] for i, j, k in itertools.combinations(range(D.shape[0]), 3)]
             zero_rows = [R0[i, j] for i in range(n) if i not in S for j in range(n)]
-            eqs, exact = _coefficient_equations(comps + zero_rows, x)
+            # jets count like sin(q) here: with independent jet values the equations exclude only the members
+            # that work for every function at once, not one that works for the system's own (exact False)
+            eqs, exact = identity_conditions(comps + zero_rows, x, jets_independent=False,
+                                             what="the integrability conditions")
+            eqs = [sympy.expand(e) for e in eqs]
             exact_all = exact_all and exact
             eqs = sorted(set(eqs), key=sympy.default_sort_key)
             what = ("integrability conditions $[D, D] = 0$" + (r" with $R$ supported on the rows $"

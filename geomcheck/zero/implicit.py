@@ -32,13 +32,15 @@ from ..calculus import diff
 from ..dense_lu import (ExactMatrix, float_factor, lu_determinant, lu_factor, lu_solve, refine_solve,
                         solve_equilibrated)
 from ..errors import ImplicitMapError, SingularMatrixError
+from ..newton_iteration import Correction, DigitsStep, newton_solve
 from .budget import check_deadline
 from .jets import to_jets
 from .numeric import LOG2_10, BadPoint, Evaluator, PolyModel, context, to_ctx
 from .program import JET
 from .sampling import jet_fraction
 
-__all__ = ["PreparedRelations", "prepare_relations", "NumericProblem", "NEWTON_STARTS", "POLY_MAX_TERMS"]
+__all__ = ["PreparedRelations", "prepare_relations", "NumericProblem", "NEWTON_STARTS", "POLY_MAX_TERMS",
+           "FloatRefreshedJacobian", "multiprecision_correction"]
 
 #: Newton iterations per solve (quadratic convergence needs ~6 from a good guess).
 NEWTON_MAX_ITER = 60
@@ -68,6 +70,63 @@ CONTINUATION_STEPS = (Fraction(1, 16), Fraction(1, 8), Fraction(1, 4), Fraction(
 CONTINUATION_CHECK_STEPS = 8
 #: the fewest digits at which the intermediate steps of that continuation are solved
 CONTINUATION_MIN_DPS = 20
+
+
+def multiprecision_correction(ctx, J, F):
+    """The Newton correction ``-J^-1 F`` in multiprecision (:class:`SingularMatrixError` on a singular ``J``).
+
+    Equilibrated (an equation or an unknown of size 1e-40 is not a singular Jacobian); with more
+    (consistent) equations than unknowns, Gauss-Newton, which converges quadratically on a
+    zero-residual system.
+    """
+    try:
+        if len(F) == len(J[0]):
+            return solve_equilibrated(ctx, J, [-f for f in F])
+        Jm = ctx.matrix(J)
+        return ctx.lu_solve(Jm.T * Jm, -(Jm.T * ctx.matrix(F)))
+    except ZeroDivisionError:
+        raise SingularMatrixError("a singular Jacobian of the relations") from None
+
+
+class FloatRefreshedJacobian(Correction):
+    """The zero test's linear algebra for Newton's method (a :class:`~geomcheck.newton_iteration.Correction`).
+
+    A Jacobian evaluated at an iterate is factored in float64 (``square``: only for as many
+    equations as unknowns, :data:`FLOAT_MIN_UNKNOWNS` or more;
+    :func:`~geomcheck.dense_lu.float_factor`, which declines an ill-conditioned or complex
+    matrix) and kept while the iteration contracts by :data:`NEWTON_REFRESH_RATIO` or better;
+    after half of :data:`NEWTON_MAX_ITER` iterations a fresh Jacobian at every iterate.  A
+    Jacobian float64 declines, and a residual it cannot solve with (complex, non-finite), take
+    the multiprecision correction (:func:`multiprecision_correction`).  ``factor``: the float
+    factor in use (the one the solve ended with, for the next solve to start from).
+    """
+
+    def __init__(self, ctx, factor, square):
+        self.ctx, self.factor, self.square = ctx, factor, square
+        self.fresh = False
+
+    def wants_jacobian(self, iteration):
+        if iteration > NEWTON_MAX_ITER // 2:
+            self.factor = None  # slow going: Newton's method proper (a Jacobian at every iterate)
+        self.fresh = self.factor is None
+        return self.fresh
+
+    def solve(self, F, J, jacobian_here):
+        ctx = self.ctx
+        if self.fresh:
+            if self.square:
+                self.factor = float_factor(ctx, J)
+            if self.factor is None:
+                return multiprecision_correction(ctx, J, F)
+        delta = self.factor.solve(ctx, [-f for f in F])
+        if delta is None:  # a complex or non-finite residual: the multiprecision step
+            delta = multiprecision_correction(ctx, J if self.fresh else jacobian_here(), F)
+            self.factor = None
+        return delta
+
+    def contracted(self, theta):
+        if theta is not None and theta > NEWTON_REFRESH_RATIO or not self.square:
+            self.factor = None
 
 
 class PreparedRelations:
@@ -353,65 +412,43 @@ class NumericProblem:
     def _newton(self, ctx, symv, start):
         """Solve the relations for the unknowns at the precision of ``ctx``.
 
-        A simplified Newton's method: the Jacobian, evaluated at an iterate, is factored in
-        float64 (:func:`~geomcheck.dense_lu.float_factor`) and reused while each correction is
-        at most :data:`NEWTON_REFRESH_RATIO` times the one before (else, and at every iterate
-        after half of the :data:`NEWTON_MAX_ITER` iterations, it is evaluated and factored
-        again at the current iterate); the residual is always evaluated at the full
-        precision of ``ctx``, so the corrections -- and the stopping test on them -- are those of
-        the full-precision equations.  A Jacobian too ill-conditioned for float64 (or complex)
-        is solved with the multiprecision LU instead, exactly as Newton's method did before:
-        a Jacobian singular to working precision still makes the point bad.
+        The project's Newton iteration (:func:`geomcheck.newton_iteration.newton_solve`) with the
+        zero test's rule (:class:`~geomcheck.newton_iteration.DigitsStep`: the correction below
+        ``0.9 dps`` digits, one from a Jacobian of an earlier iterate only while the iteration
+        contracts) and a simplified Newton's method (:class:`FloatRefreshedJacobian`): the
+        Jacobian, evaluated at an iterate, is factored in float64 and reused while each correction
+        is at most :data:`NEWTON_REFRESH_RATIO` times the one before; the residual is always
+        evaluated at the full precision of ``ctx``, so the corrections -- and the stopping test on
+        them -- are those of the full-precision equations.  A Jacobian too ill-conditioned for
+        float64 (or complex) is solved with the multiprecision LU instead: a Jacobian singular to
+        working precision still makes the point bad.
         """
-        u = list(start)
-        n = len(u)
-        tol = -0.9 * ctx.dps * LOG2_10
         # float factorizations pay from FLOAT_MIN_UNKNOWNS unknowns on (numpy's overhead against a
         # small multiprecision LU); below, and for more equations than unknowns, Newton's method proper
-        square = len(self.eq_roots) == n >= FLOAT_MIN_UNKNOWNS
+        square = len(self.eq_roots) == len(start) >= FLOAT_MIN_UNKNOWNS
         # float factor of the Jacobian at an earlier iterate (of this solve, or of the last one
         # when it ended where this one starts: a refinement at more digits)
-        factor = self._factor_near(u) if square else None
-        fresh = False        # the correction of this iteration used a Jacobian at this iterate
-        previous = None      # the size of the last correction
+        correction = FloatRefreshedJacobian(ctx, self._factor_near(start) if square else None, square)
+        rule = DigitsStep(0.9 * ctx.dps * LOG2_10, NEWTON_ACCEPT_RATIO)
         with self.ev.polynomial_jets() as ev:
-            for iteration in range(NEWTON_MAX_ITER):
+            def equations(u, jacobian):
                 sv = dict(symv)
                 sv.update(zip(self.unknown_nodes, u))
-                if iteration >= NEWTON_MAX_ITER // 2:
-                    factor = None  # slow going: Newton's method proper (a Jacobian at every iterate)
-                fresh = factor is None
-                vals = ev.run_values(ctx, self.order_eq if fresh else self.order_residual, sv)
-                F = [vals[r] for r in self.eq_roots]
-                delta = None
-                if fresh:
-                    J = [[vals[x] for x in row] for row in self.jac_roots]
-                    if square:
-                        factor = float_factor(ctx, J)
-                    if factor is None:
-                        delta = self._newton_step(ctx, J, F)
-                if delta is None:
-                    delta = factor.solve(ctx, [-f for f in F])
-                    if delta is None:  # a complex or non-finite residual: the multiprecision step
-                        if not fresh:
-                            vals = ev.run_values(ctx, self.order_eq, sv)
-                        delta = self._newton_step(ctx, [[vals[x] for x in row] for row in self.jac_roots], F)
-                        factor = None
-                u = [u[k] + delta[k] for k in range(n)]
-                step = max(abs(delta[k]) for k in range(n))
-                size = max(abs(x) for x in u)
-                ratio = step / previous if previous else None
-                if not step or ctx.mag(step) <= tol + max(1, ctx.mag(size) if size else 1):
-                    # a correction from a stale factorization counts only while the iteration
-                    # contracts (its error is then below the correction)
-                    if not step or fresh or (ratio is not None and ratio <= NEWTON_ACCEPT_RATIO):
-                        self._last_factor = (factor, [float(x.real) if isinstance(x, ctx.mpc) else float(x)
-                                                      for x in u]) if factor is not None else None
-                        return u
-                if ratio is not None and ratio > NEWTON_REFRESH_RATIO or not square:
-                    factor = None
-                previous = step
-        raise BadPoint("Newton's method did not converge on the relations")
+                vals = ev.run_values(ctx, self.order_eq if jacobian else self.order_residual, sv)
+                J = [[vals[x] for x in row] for row in self.jac_roots] if jacobian else None
+                return [vals[r] for r in self.eq_roots], J
+
+            out = newton_solve(ctx, equations, start, rule, correction, NEWTON_MAX_ITER)
+        if out.solution is None:
+            if out.reason == "a singular Jacobian":
+                raise BadPoint("a singular Jacobian of the relations")
+            if out.reason == "no convergence":
+                raise BadPoint("Newton's method did not converge on the relations")
+            raise BadPoint(f"Newton's method met {out.reason} on the relations")
+        factor = correction.factor
+        self._last_factor = (factor, [float(x.real) if isinstance(x, ctx.mpc) else float(x)
+                                      for x in out.solution]) if factor is not None else None
+        return out.solution
 
     def _factor_near(self, u):
         """The float factor the last solve ended with, when ``u`` is within ``NEWTON_REUSE_DISTANCE``
@@ -426,19 +463,6 @@ class NumericProblem:
             if abs(a - b) > NEWTON_REUSE_DISTANCE * (1 + abs(b)):
                 return None
         return factor
-
-    def _newton_step(self, ctx, J, F):
-        """The Newton correction ``-J^-1 F`` in multiprecision (BadPoint on a singular ``J``)."""
-        try:
-            if len(F) == len(J[0]):
-                # scaled: an equation or an unknown of size 1e-40 is not a singular Jacobian
-                return solve_equilibrated(ctx, J, [-f for f in F])
-            # more (consistent) equations than unknowns: Gauss-Newton, which
-            # converges quadratically on a zero-residual system
-            Jm = ctx.matrix(J)
-            return ctx.lu_solve(Jm.T * Jm, -(Jm.T * ctx.matrix(F)))
-        except (ZeroDivisionError, SingularMatrixError):
-            raise BadPoint("a singular Jacobian of the relations") from None
 
     def _solve_derived(self, ctx, symv, symerrs):
         """Set the derived unknowns: one LU of each relation's Jacobian, many columns."""

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Iterable
 import sympy
 
 import geomcheck as gc
+from geomcheck.caches import register
 from geomcheck.certify import Certificate, compositions
 from geomcheck.certify import splitting as splitting_conditions
 from geomcheck.errors import CompositionCoefficientError, CompositionError, InvalidArgumentError
@@ -169,6 +170,11 @@ def _refined_yoshida8(key, dps):
     w = [sympy.Float(x, 40) for x in YOSHIDA8[key]]
     w0 = 1 - 2 * sum(w)
     return compositions.refine_composition(w[::-1] + [w0] + w, 8, dps=dps)
+
+
+for _memo in (_refined_blanes_moan, _refined_yoshida8):
+    register(f"integrators.schemes.splitting.{_memo.__name__}", _memo.cache_clear,
+             lambda m=_memo: m.cache_info().currsize)
 
 
 def _number(x, where):

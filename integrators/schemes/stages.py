@@ -115,30 +115,63 @@ def stage_step(system, tableaux, part=None, nodes=None):
     X = system.vector_field
     f = [X.component(y) for y in coords]
     index = {y: c for c, y in enumerate(coords)}
-    uses = [sorted(index[x] for x in fc.free_symbols if x in index) for fc in f]
+    uses = [tuple(sorted(index[x] for x in fc.free_symbols if x in index)) for fc in f]
+
+    # the nonzero entries of each row of each A (and of each b), found once: the stage values
+    # below are sums over them only
+    a_support = [[[j for j in range(s) if _nonzero(row[j])] for row in Ak] for Ak in A]
+    b_support = [[i for i in range(s) if _nonzero(bk[i])] for bk in b]
 
     vertices = [(i, c) for i in range(s) for c in range(n)]
-    edges = []
-    for i, c in vertices:
-        for c2 in uses[c]:
-            row = A[part[c2]][i]
-            for j in range(s):
-                if _nonzero(row[j]):
+    if all(j < i for Ak in a_support for i, row in enumerate(Ak) for j in row):
+        # an explicit tableau (every A strictly lower triangular): k_{i,c} depends on slopes of
+        # earlier stages only, so stage order is a dependency order and every slope is an
+        # explicit formula -- the graph below (dim^2 s edges for a dense field) is not needed
+        components, cyclic_self = [[v] for v in vertices], set()
+    else:
+        edges = []
+        for i, c in vertices:
+            for c2 in uses[c]:
+                for j in a_support[part[c2]][i]:
                     edges.append(((i, c), (j, c2)))
-    components = strongly_connected_components((vertices, edges))
-    cyclic_self = {u for u, v in edges if u == v}
+        components = strongly_connected_components((vertices, edges))
+        cyclic_self = {u for u, v in edges if u == v}
 
     K = {}
     equations, unknowns, guess = [], [], {}
 
+    # Y_{i,c2} is the same expression in every slope whose f_c contains y_{c2}: built once per
+    # (i, c2) (for a dense field that is dim times fewer builds, and the slopes then share the
+    # object, so a later walk over the map's expressions meets it once).  The K it reads are set
+    # before any slope needs them (dependency order) and never change afterwards.
+    stage_values = {}
+
     def stage_value(i, c2):
-        row = A[part[c2]][i]
-        return coords[c2] + h * sympy.Add(*[row[j] * K[(j, c2)] for j in range(s) if _nonzero(row[j])])
+        value = stage_values.get((i, c2))
+        if value is None:
+            row = A[part[c2]][i]
+            value = coords[c2] + h * sympy.Add(*[row[j] * K[(j, c2)] for j in a_support[part[c2]][i]])
+            stage_values[(i, c2)] = value
+        return value
+
+    # the substitution Y_i for the coordinates f_c contains: one dict per stage and set of
+    # coordinates (for a dense field, one per stage).  A coordinate whose stage value is itself
+    # (a row of A without nonzero entries: the first stage of an explicit method) is left out:
+    # replacing it by itself would rebuild f_c as an equal copy.
+    substitutions = {}
 
     def slope(i, c):
-        sub = {coords[c2]: stage_value(i, c2) for c2 in uses[c]}
-        if t is not None:
-            sub[t] = t + nodes[i] * h
+        key = (i, uses[c])
+        sub = substitutions.get(key)
+        if sub is None:
+            sub = {}
+            for c2 in uses[c]:
+                value = stage_value(i, c2)
+                if value is not coords[c2]:
+                    sub[coords[c2]] = value
+            if t is not None:
+                sub[t] = t + nodes[i] * h
+            substitutions[key] = sub
         return gc.substitute(f[c], sub)
 
     for comp in components:
@@ -154,7 +187,7 @@ def stage_step(system, tableaux, part=None, nodes=None):
         for i, c in comp:
             equations.append(K[(i, c)] - slope(i, c))
 
-    new_values = [coords[c] + h * sympy.Add(*[b[part[c]][i] * K[(i, c)] for i in range(s) if _nonzero(b[part[c]][i])])
+    new_values = [coords[c] + h * sympy.Add(*[b[part[c]][i] * K[(i, c)] for i in b_support[part[c]]])
                   for c in range(n)]
     params = stage_parameters(system)
     if not unknowns:

@@ -21,19 +21,22 @@ from __future__ import annotations
 
 from typing import Mapping
 
+import mpmath
+import numpy as np
 import sympy
 
 import geomcheck as gc
 from geomcheck.algebra import find_node, require_finite
 from geomcheck.calculus import diff
-from geomcheck.errors import ExpressionError
+from geomcheck.errors import ExpressionError, InvalidArgumentError, ShapeError
 from geomcheck.zero import decide_all_zero
 
-from ..errors import SystemDefinitionError
+from ..codegen import lower_expressions
+from ..errors import InconsistentStateError, SystemDefinitionError
 
 __all__ = ["System", "CanonicalSystem", "STEP_SYMBOL", "checked_symbols", "checked_expression",
            "checked_parametrization", "separable_hamiltonian",
-           "constant_parameters", "canonical_coordinates"]
+           "constant_parameters", "canonical_coordinates", "check_states_on_manifold", "STATE_CHECK_DIGITS"]
 
 #: The step-size symbol of every scheme: ``h`` (the public contract, docs/contract.md).
 STEP_SYMBOL = sympy.Symbol("h")
@@ -126,6 +129,179 @@ def checked_parametrization(system, parametrization, owner: str, equations, dime
         raise SystemDefinitionError(
             f"{owner}: the parametrization does not land on the constraint manifold {manifold_note}: {on.method}")
     return S, iota
+
+
+#: The least number of digits at which :func:`check_states_on_manifold` computes the residuals,
+#: whatever ``mpmath.mp.dps`` is: a constant such as ``sqrt(2)`` or ``1/3`` enters with this
+#: accuracy (as ``sympy.N(c, 30)`` did in the lambdified check before), and a residual of a
+#: float64 state is not lost in the state's own rounding (``y**2 - 2`` at ``y = -float(sqrt(2))``
+#: is 2.7e-16, where double arithmetic gives 4.4e-16).
+STATE_CHECK_DIGITS = 30
+
+
+def check_states_on_manifold(system, Y, values, tol: float, residuals, reduction_matrix, matrix_name: str,
+                             dependent: str) -> None:
+    """Raise :class:`~integrators.errors.InconsistentStateError` unless every state of ``Y`` is on the manifold.
+
+    The check of a constrained system's initial states (``ConstrainedHamiltonianSystem.check_state``,
+    ``NonholonomicSystem.check_state``): at each state every residual must be real with
+    ``|r| <= tol``, and the reduction matrix (``G H_pp G^T``, ``A H_pp A^T``: the one the
+    multipliers are solved with) must have full numerical rank (singular values above
+    ``1e-12 max(1, max|M_ij|)``).  The expressions are lowered once by
+    :func:`integrators.codegen.lower_expressions` (mpmath) and evaluated at
+    ``max(mpmath.mp.dps, STATE_CHECK_DIGITS)`` digits; the rank is taken in float64.
+
+    Parameters
+    ----------
+    system : System
+        Its coordinates are the columns of ``Y``, its constants those of the expressions.
+    Y : array (batch, dim) or (dim,) of real numbers (floats, mpf)
+    values : mapping {Symbol: number} or None
+        The constants' values (None: the system's own); when one is missing nothing is checked.
+    tol : float
+        The largest accepted ``|r|``.
+    residuals : mapping {name: (expression, description)}
+        The residuals, in the order they are checked; ``description`` names one in the messages
+        (``"the constraint g_1 = x**2 + y**2 - 1"``).
+    reduction_matrix : square sympy Matrix
+    matrix_name : str
+        The matrix in the messages (``"G H_pp G^T"``).
+    dependent : str
+        The message when the matrix is singular at the state ``{trajectory}``, with its float
+        entries ``{matrix}`` (a list of rows).
+
+    Raises
+    ------
+    InconsistentStateError
+        ``name`` is the residual's name (``"rank"`` for the matrix), ``value`` its ``|r|``,
+        ``trajectory`` the state's index: a residual beyond ``tol``, not real or undefined at the
+        state (a division by zero; sqrt, log or a fractional power of a negative number), a
+        matrix that is singular, not finite or not real there.
+    ShapeError
+        ``Y`` is not a state or a batch of states of ``system.dim`` coordinates.
+    InvalidArgumentError
+        A coordinate or a constant that is not a real number.
+
+    Examples
+    --------
+    A particle on the circle of radius ``l``, its constraint checked alone (no hidden constraint):
+
+    >>> import sympy, numpy as np, integrators as ig
+    >>> x, y, px, py, l = sympy.symbols("x y p_x p_y l")
+    >>> s = ig.ConstrainedHamiltonianSystem((px**2 + py**2) / 2, [x, y], [px, py], [x**2 + y**2 - l**2])
+    >>> circle = {"g_1": (x**2 + y**2 - l**2, "the circle")}
+    >>> G = sympy.Matrix([[2 * x, 2 * y]])
+    >>> singular = "at the state {trajectory} G G^T = {matrix} is singular"
+    >>> check_states_on_manifold(s, np.array([[0.6, 0.8, 0, 0]]), {l: 1}, 1e-10, circle, G * G.T, "G G^T", singular)
+    >>> check_states_on_manifold(s, [[0.6, 0.8, 0, 0], [0.6, 0.9, 0, 0]], {l: 1}, 1e-10, circle, G * G.T, "G G^T",
+    ...                          singular)
+    Traceback (most recent call last):
+    ...
+    integrators.errors.InconsistentStateError: the initial state of trajectory 1 is not on the constraint manifold: the circle is 0.17 (tolerance 1e-10)
+
+    The circle of radius 0: the origin is on it (``g = 0``), but ``G = 0`` there.
+
+    >>> check_states_on_manifold(s, [0.0, 0.0, 0.0, 0.0], {l: 0}, 1e-10, circle, G * G.T, "G G^T", singular)
+    Traceback (most recent call last):
+    ...
+    integrators.errors.InconsistentStateError: at the state 0 G G^T = [[0.0]] is singular
+    """
+    values = system.parameter_values if values is None else values
+    coords, parameters, owner = tuple(system.chart.coords), tuple(system.parameters), repr(system)
+    if any(s not in values for s in parameters):
+        return
+    try:
+        Y = np.asarray(Y, dtype=object)
+    except ValueError:      # ragged rows
+        Y = None
+    if Y is not None and Y.ndim == 1:
+        Y = Y[None, :]
+    if Y is None or Y.ndim != 2 or Y.shape[1] != len(coords):
+        raise ShapeError(f"{owner}: the states to check must be an array (batch, {len(coords)}) or ({len(coords)},)"
+                         f" of the coordinates {[str(c) for c in coords]}")
+    names = list(residuals)
+    R = sympy.Matrix(reduction_matrix)
+    k = R.rows
+    kernel = lower_expressions([residuals[n][0] for n in names] + list(R), coords, parameters, backend="mpmath",
+                               what=f"the constraints of {owner}")
+    with mpmath.workdps(max(mpmath.mp.dps, STATE_CHECK_DIGITS)):
+        consts = [_real_mpf(values[s], f"the value of the constant {s}") for s in parameters]
+        S = kernel.scalars(*consts)
+        for b, row in enumerate(Y):
+            point = [_real_mpf(v, f"the coordinate {c} of state {b}") for c, v in zip(coords, row)]
+            try:
+                out = kernel.kernel(S, *point)
+            except (ZeroDivisionError, TypeError) as exc:
+                # a division by zero, or mpmath refusing to order a complex value (a Piecewise, Max)
+                if isinstance(exc, TypeError) and "mpc" not in str(exc) and "complex" not in str(exc):
+                    raise
+                name, what = _undefined_at(residuals, coords + parameters, point + consts) or ("rank", matrix_name)
+                why = ("a division by zero" if isinstance(exc, ZeroDivisionError) else
+                       "a complex value compared (sqrt, log or a fractional power of a negative number)")
+                raise InconsistentStateError(
+                    f"the initial state of trajectory {b} is not on the constraint manifold: {what} has no real"
+                    f" value there ({why}); a state inside the domain of the constraints was expected",
+                    name=name, value=None, trajectory=b) from None
+            for name, r in zip(names, out[:len(names)]):
+                size = abs(complex(r))
+                if not size <= tol:
+                    raise InconsistentStateError(
+                        f"the initial state of trajectory {b} is not on the constraint manifold: {residuals[name][1]}"
+                        f" is {float(size):.3g} (tolerance {tol:g})", name=name, value=float(size), trajectory=b)
+                if _is_non_real(r):
+                    # |r| <= tol, but the state is outside the constraint's real domain
+                    raise InconsistentStateError(
+                        f"the initial state of trajectory {b} is not on the constraint manifold: {residuals[name][1]}"
+                        f" is complex there, {mpmath.nstr(r, 6)}: the state is outside its real domain (sqrt, log"
+                        " or a fractional power of a negative number); a real state was expected",
+                        name=name, value=float(size), trajectory=b)
+            entries = out[len(names):]
+            if any(_is_non_real(v) for v in entries):
+                raise InconsistentStateError(
+                    f"at the initial state of trajectory {b} {matrix_name} is complex,"
+                    f" {[mpmath.nstr(v, 6) for v in entries]}: the state is outside the real domain of the system"
+                    " (sqrt, log or a fractional power of a negative number); a real state was expected",
+                    name="rank", value=None, trajectory=b)
+            M = np.array([float(mpmath.re(v)) for v in entries], dtype=float).reshape(k, k)
+            if not np.isfinite(M).all():
+                raise InconsistentStateError(
+                    f"at the initial state of trajectory {b} {matrix_name} = {M.tolist()} is not finite in float64"
+                    " (it overflows, or the constraints or the Hamiltonian are singular there); its rank cannot be"
+                    " taken", name="rank", value=None, trajectory=b)
+            if k and np.linalg.matrix_rank(M, tol=1e-12 * max(1.0, np.abs(M).max())) < k:
+                raise InconsistentStateError(dependent.format(trajectory=b, matrix=M.tolist()), name="rank",
+                                             value=0.0, trajectory=b)
+
+
+def _real_mpf(v, what):
+    """``v`` (a float, an mpf, a sympy number) as an mpf at the working precision."""
+    if isinstance(v, sympy.Basic):
+        v = sympy.N(v, mpmath.mp.dps)
+    try:
+        return mpmath.mpf(v)
+    except (TypeError, ValueError):
+        pass
+    try:
+        return mpmath.mpf(sympy.N(sympy.sympify(v, strict=True), mpmath.mp.dps))
+    except (sympy.SympifyError, TypeError, ValueError):
+        raise InvalidArgumentError(f"{what} is {v!r}; a real number was expected") from None
+
+
+def _is_non_real(v) -> bool:
+    return isinstance(v, (mpmath.mpc, complex)) and v.imag != 0
+
+
+def _undefined_at(residuals, symbols, point):
+    """``(name, description)`` of the first residual with no finite real value at ``point`` (by sympy), or None."""
+    sub = {s: sympy.Float(v, mpmath.mp.dps) for s, v in zip(symbols, point)}
+    for name, (e, description) in residuals.items():
+        try:
+            v = sympy.sympify(e).xreplace(sub).evalf(mpmath.mp.dps)
+        except (ValueError, TypeError, ZeroDivisionError):   # sympy refusing too: Max of an imaginary number
+            return name, description
+        if v.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo) or v.is_extended_real is False:
+            return name, description
+    return None
 
 
 def checked_expression(H, owner: str) -> sympy.Expr:

@@ -53,8 +53,8 @@ from geomcheck.latex import expression_size
 from geomcheck.linalg import SingularSystem, solve_sparse
 from geomcheck.zero import decide_zero
 
-from ..errors import InconsistentStateError, SystemDefinitionError
-from .base import CanonicalSystem, canonical_coordinates, checked_expression, checked_parametrization, separable_hamiltonian, checked_symbols, constant_parameters
+from ..errors import SystemDefinitionError
+from .base import CanonicalSystem, canonical_coordinates, checked_expression, checked_parametrization, separable_hamiltonian, checked_symbols, constant_parameters, check_states_on_manifold
 
 __all__ = ["ConstrainedHamiltonianSystem", "planar_pendulum", "constraint_forces", "regular_at_a_rational_point"]
 
@@ -389,38 +389,14 @@ class ConstrainedHamiltonianSystem(CanonicalSystem):
         ...
         integrators.errors.InconsistentStateError: the initial state of trajectory 0 is not on the constraint manifold: the hidden constraint c_1 = 2*p_x*x + 2*p_y*y (d/dt of g_1) is 1 (tolerance 1e-10)
         """
-        values = dict(self._values if values is None else values)
-        missing = [s for s in self.parameters if s not in values]
-        if missing:
-            return
-        exprs = self.constraint_residuals
-        fn = sympy.lambdify(list(self.chart.coords) + list(self.parameters), list(exprs.values()), modules="mpmath")
-        consts = [values[s] for s in self.parameters]
-        consts = [sympy.N(c, 30) if isinstance(c, sympy.Basic) else c for c in consts]
-        Y = np.asarray(Y, dtype=object)
-        if Y.ndim == 1:
-            Y = Y[None, :]
-        for b, row in enumerate(Y):
-            res = fn(*row, *consts)
-            for (name, e), r in zip(exprs.items(), res):
-                r = abs(complex(r))
-                if not r <= tol:
-                    what = (f"the constraint {name} = {e}" if name.startswith("g")
+        described = {name: (e, f"the constraint {name} = {e}" if name.startswith("g")
                             else f"the hidden constraint {name} = {e} (d/dt of g_{name[2:]})")
-                    raise InconsistentStateError(
-                        f"the initial state of trajectory {b} is not on the constraint manifold: {what} is"
-                        f" {float(r):.3g} (tolerance {tol:g})", name=name, value=float(r), trajectory=b)
-            self._check_rank(row, consts, b)
-
-    def _check_rank(self, row, consts, b):
-        """The constraint Jacobian must have full rank at the state (else the multipliers are not determined)."""
-        A = sympy.lambdify(list(self.chart.coords) + list(self.parameters), self._reduction_matrix, modules="mpmath")
-        M = np.array(np.array(A(*row, *consts).tolist(), dtype=complex).real, dtype=float)
-        if np.linalg.matrix_rank(M, tol=1e-12 * max(1.0, np.abs(M).max())) < M.shape[0]:
-            raise InconsistentStateError(
-                f"at the initial state of trajectory {b} the constraints are dependent: G H_pp G^T ="
-                f" {M.tolist()} is singular (the constraint gradients are not independent there)",
-                name="rank", value=0.0, trajectory=b)
+                     for name, e in self.constraint_residuals.items()}
+        # the multipliers are solved with G H_pp G^T: it must be invertible at the state
+        check_states_on_manifold(self, Y, values, tol, described, self._reduction_matrix, "G H_pp G^T",
+                                 "at the initial state of trajectory {trajectory} the constraints are dependent:"
+                                 " G H_pp G^T = {matrix} is singular (the constraint gradients are not independent"
+                                 " there)")
 
     def __repr__(self):
         return (f"ConstrainedHamiltonianSystem({self.H}, q={list(self.q)}, p={list(self.p)},"

@@ -53,9 +53,9 @@ from geomcheck.structures import canonical_symplectic_form
 from geomcheck.certify.certificate import Certificate
 from geomcheck.forms import d as exterior_d
 
-from ..errors import InconsistentStateError, SystemDefinitionError
+from ..errors import SystemDefinitionError
 from .constrained import constraint_forces
-from .base import CanonicalSystem, canonical_coordinates, checked_expression, checked_parametrization, separable_hamiltonian, constant_parameters
+from .base import CanonicalSystem, canonical_coordinates, checked_expression, checked_parametrization, separable_hamiltonian, constant_parameters, check_states_on_manifold
 
 __all__ = ["CONSISTENCY_TOL", "NonholonomicSystem", "knife_edge", "knife_edge_exact_flow"]
 
@@ -313,30 +313,11 @@ class NonholonomicSystem(CanonicalSystem):
         ...
         integrators.errors.InconsistentStateError: the initial state of trajectory 0 is not on the constraint manifold: the constraint c_1 = p_x*sin(phi) - p_y*cos(phi) (A(q) H_p = 0) is 1 (tolerance 1e-10)
         """
-        values = dict(self._values if values is None else values)
-        if any(s not in values for s in self.parameters):
-            return
-        exprs = self.constraint_residuals
-        args = list(self.chart.coords) + list(self.parameters)
-        fn = sympy.lambdify(args, list(exprs.values()), modules="mpmath")
-        red = sympy.lambdify(args, self.reduction_matrix, modules="mpmath")
-        consts = [sympy.N(values[s], 30) if isinstance(values[s], sympy.Basic) else values[s] for s in self.parameters]
-        Y = np.asarray(Y, dtype=object)
-        if Y.ndim == 1:
-            Y = Y[None, :]
-        for b, row in enumerate(Y):
-            for (name, e), r in zip(exprs.items(), fn(*row, *consts)):
-                r = abs(complex(r))
-                if not r <= tol:
-                    raise InconsistentStateError(
-                        f"the initial state of trajectory {b} is not on the constraint manifold: the constraint"
-                        f" {name} = {e} (A(q) H_p = 0) is {float(r):.3g} (tolerance {tol:g})", name=name, value=float(r),
-                        trajectory=b)
-            R = np.array(np.array(red(*row, *consts).tolist(), dtype=complex).real, dtype=float)
-            if np.linalg.matrix_rank(R, tol=1e-12 * max(1.0, np.abs(R).max())) < R.shape[0]:
-                raise InconsistentStateError(
-                    f"at the initial state of trajectory {b} the constraint rows are dependent: A H_pp A^T ="
-                    f" {R.tolist()} is singular (A(q) has not full rank there)", name="rank", value=0.0, trajectory=b)
+        described = {name: (e, f"the constraint {name} = {e} (A(q) H_p = 0)")
+                     for name, e in self.constraint_residuals.items()}
+        check_states_on_manifold(self, Y, values, tol, described, self.reduction_matrix, "A H_pp A^T",
+                                 "at the initial state of trajectory {trajectory} the constraint rows are"
+                                 " dependent: A H_pp A^T = {matrix} is singular (A(q) has not full rank there)")
 
     def __repr__(self):
         return (f"NonholonomicSystem({self.H}, q={list(self.q)}, p={list(self.p)},"
