@@ -11,12 +11,10 @@ the rule (when an iterate is accepted, when the iteration is given up)
     :class:`ContractingStep` (a simplified iteration, which converges linearly: the same bound
     and the error estimate ``theta / (1 - theta) |delta|`` below :data:`REFINE` times it, given
     up as soon as the rate cannot reach the bound), :class:`DigitsStep` (the zero test's:
-    the correction below ``2**-bits`` relative, a stale Jacobian's only while it contracts),
-    :class:`ResidualBelow` (refining published coefficients: the residual below a target).
+    the correction below ``2**-bits`` relative, a stale Jacobian's only while it contracts).
 the linear algebra (:class:`Correction`)
     :class:`FreshLU` (a Jacobian at every iterate, our partial-pivoting LU at working
-    precision), :class:`KeptLU` (one factorization, given), :class:`ChordLeastSquares` (a kept
-    Jacobian, minimum-norm or least-squares corrections), or the zero test's float64
+    precision), :class:`KeptLU` (one factorization, given), or the zero test's float64
     factorization refreshed when the contraction slows (``geomcheck.zero.implicit``).
 
 The integrators' batched numpy Newton and the one generated in C (``integrators.newton``,
@@ -47,8 +45,8 @@ from typing import Any, Callable
 from .dense_lu import lu_factor, lu_solve
 from .errors import SingularMatrixError
 
-__all__ = ["newton_solve", "NewtonOutcome", "RelativeStep", "ContractingStep", "DigitsStep", "ResidualBelow",
-           "Correction", "FreshLU", "KeptLU", "ChordLeastSquares", "ACCEPT", "REFINE", "STALLED", "STALE_LIMIT", "REFRESH_RATE"]
+__all__ = ["newton_solve", "NewtonOutcome", "RelativeStep", "ContractingStep", "DigitsStep", "Correction",
+           "FreshLU", "KeptLU", "ACCEPT", "REFINE", "STALLED", "STALE_LIMIT", "REFRESH_RATE"]
 
 #: a simplified iteration stops when its error estimate theta/(1-theta) |delta| is below REFINE
 #: times the bound (and |delta| below the bound): it converges linearly, so it goes on to about the
@@ -140,26 +138,6 @@ class DigitsStep:
         return None
 
 
-@dataclass(frozen=True)
-class ResidualBelow:
-    """Judge an iterate by its residual: accept when ``max |F| <= target`` (before its correction is
-    computed); when the iterations run out, accept the last iterate if the last residual is at most
-    ``at_budget`` (None: do not).  For refining data (published coefficients) to a precision, where
-    the residual is what is asked for.  Never gives up early."""
-
-    target: Any
-    at_budget: Any = None
-
-    def on_residual(self, ctx, residual):
-        return ACCEPT if residual <= self.target else None
-
-    def verdict(self, ctx, step, size, theta, iteration, max_iter, fresh):
-        return None
-
-    def exhausted(self, ctx, residual):
-        return ACCEPT if self.at_budget is not None and residual <= self.at_budget else None
-
-
 class Correction:
     """The linear algebra of an iteration (override :meth:`wants_jacobian`, :meth:`solve`).
 
@@ -194,46 +172,6 @@ class FreshLU(Correction):
             return lu_solve(*lu_factor(self.ctx, J, singular=self.singular), [-f for f in F])
         except ZeroDivisionError:
             raise SingularMatrixError("a singular Jacobian") from None
-
-
-class ChordLeastSquares(Correction):
-    """A chord iteration for equations that need not be square (a :class:`Correction`).
-
-    The Jacobian (asked for through ``jacobian_here``, e.g. by finite differences) is kept while
-    the residual falls by ``refresh`` or better per iteration, and taken afresh otherwise.  The
-    correction is the minimum-norm one ``-J^T (J J^T)^-1 F`` for fewer equations than unknowns,
-    the least-squares one ``-(J^T J)^-1 J^T F`` for more, and for as many either ``-J^-1 F``
-    (``square="lu"``) or the minimum-norm formula (``square="minimum-norm"``).  mpmath's matrices
-    and LU (``ctx.lu_solve``).
-    """
-
-    def __init__(self, ctx, refresh, square="lu"):
-        if square not in ("lu", "minimum-norm"):
-            raise ValueError(f"square must be 'lu' or 'minimum-norm', got {square!r}")
-        self.ctx, self.refresh, self.square = ctx, refresh, square
-        self.jacobian = None
-        self.last = None
-
-    def wants_jacobian(self, iteration):
-        return False
-
-    def solve(self, F, J, jacobian_here):
-        ctx = self.ctx
-        norm = max(abs(v) for v in F)
-        if self.jacobian is None or (self.last is not None and norm > self.last * self.refresh):
-            self.jacobian = ctx.matrix(jacobian_here())
-        self.last = norm
-        J, fv = self.jacobian, ctx.matrix(F)
-        try:
-            if J.rows == J.cols and self.square == "lu":
-                delta = ctx.lu_solve(J, fv)
-            elif J.rows <= J.cols:
-                delta = J.T * ctx.lu_solve(J * J.T, fv)
-            else:
-                delta = ctx.lu_solve(J.T * J, J.T * fv)
-        except ZeroDivisionError:
-            raise SingularMatrixError("a singular Jacobian") from None
-        return [-delta[i] for i in range(J.cols)]
 
 
 class KeptLU(Correction):
@@ -272,11 +210,8 @@ def newton_solve(ctx, equations, start, rule, correction: Correction, max_iter: 
     previous = None
     worst = 0
     F = None
-    on_residual = getattr(rule, "on_residual", None)
     for iteration in range(1, max_iter + 1):
         F, J = equations(u, correction.wants_jacobian(iteration))
-        if on_residual is not None and on_residual(ctx, _residual(F)) == ACCEPT:
-            return NewtonOutcome(u, _residual(F), iteration - 1, worst)
         try:
             delta = correction.solve(F, J, lambda: equations(u, True)[1])
         except SingularMatrixError:
@@ -295,9 +230,6 @@ def newton_solve(ctx, equations, start, rule, correction: Correction, max_iter: 
             worst = max(worst, theta)
         correction.contracted(theta)
         previous = step
-    exhausted = getattr(rule, "exhausted", None)
-    if exhausted is not None and exhausted(ctx, _residual(F)) == ACCEPT:
-        return NewtonOutcome(u, _residual(F), max_iter, worst)
     return NewtonOutcome(None, _residual(F), max_iter, worst, "no convergence")
 
 
