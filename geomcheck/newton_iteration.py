@@ -7,15 +7,19 @@ correction, the size of ``u`` and the contraction rate ``theta = |delta_k| / |de
 (max-norms).  Two things vary, and they are objects passed in:
 
 the rule (when an iterate is accepted, when the iteration is given up)
-    :class:`RelativeStep` (Newton's method proper: ``|delta| <= tol (1 + |u|)``),
+    :class:`ResidualBelow` (accept an iterate whose residual ``max |F|`` is below a target,
+    before correcting it: for equations whose solution is wanted to a residual, such as order
+    conditions solved for coefficients), :class:`RelativeStep` (Newton's method proper: ``|delta| <= tol (1 + |u|)``),
     :class:`ContractingStep` (a simplified iteration, which converges linearly: the same bound
     and the error estimate ``theta / (1 - theta) |delta|`` below :data:`REFINE` times it, given
     up as soon as the rate cannot reach the bound), :class:`DigitsStep` (the zero test's:
     the correction below ``2**-bits`` relative, a stale Jacobian's only while it contracts).
 the linear algebra (:class:`Correction`)
     :class:`FreshLU` (a Jacobian at every iterate, our partial-pivoting LU at working
-    precision), :class:`KeptLU` (one factorization, given), or the zero test's float64
-    factorization refreshed when the contraction slows (``geomcheck.zero.implicit``).
+    precision), :class:`KeptLU` (one factorization, given), :class:`ChordLeastSquares` (a
+    Jacobian kept while the residual falls fast, minimum-norm or least-squares corrections for
+    systems that are not square), or the zero test's float64 factorization refreshed when the
+    contraction slows (``geomcheck.zero.implicit``).
 
 The integrators' batched numpy Newton and the one generated in C (``integrators.newton``,
 ``integrators.compiled_newton``) run the same two integrator rules elementwise over a batch,
@@ -45,8 +49,9 @@ from typing import Any, Callable
 from .dense_lu import lu_factor, lu_solve
 from .errors import SingularMatrixError
 
-__all__ = ["newton_solve", "NewtonOutcome", "RelativeStep", "ContractingStep", "DigitsStep", "Correction",
-           "FreshLU", "KeptLU", "ACCEPT", "REFINE", "STALLED", "STALE_LIMIT", "REFRESH_RATE"]
+__all__ = ["newton_solve", "NewtonOutcome", "Rule", "ResidualBelow", "RelativeStep", "ContractingStep", "DigitsStep",
+           "Correction", "FreshLU", "KeptLU", "ChordLeastSquares", "central_differences", "ACCEPT", "REFINE",
+           "STALLED", "STALE_LIMIT", "REFRESH_RATE"]
 
 #: a simplified iteration stops when its error estimate theta/(1-theta) |delta| is below REFINE
 #: times the bound (and |delta| below the bound): it converges linearly, so it goes on to about the
@@ -71,7 +76,8 @@ class NewtonOutcome:
     residual : number
         ``max |F|`` at the last iterate the equations were evaluated at.
     iterations : int
-        Corrections computed (equation evaluations).
+        Corrections computed (the equations are evaluated once more when a residual rule
+        accepts the iterate before correcting it).
     contraction : number
         The largest contraction rate seen (0 when there was one iteration).
     reason : str
@@ -85,8 +91,55 @@ class NewtonOutcome:
     reason: str = ""
 
 
+class Rule:
+    """When an iterate is accepted and when the iteration is given up.
+
+    :meth:`verdict` judges the corrected iterate; the two other hooks are for rules that judge
+    by the residual and by default decide nothing.
+    """
+
+    def residual_verdict(self, ctx, F):
+        """Judged on the values ``F`` at the iterate, before it is corrected: :data:`ACCEPT`
+        (the iterate is the solution), None to go on."""
+        return None
+
+    def verdict(self, ctx, step, size, theta, iteration, max_iter, fresh):
+        """Judged after the correction: :data:`ACCEPT`, None to go on, or the reason to stop.
+
+        ``step`` = ``|delta|``, ``size`` = ``|u|`` of the corrected iterate, ``theta`` the
+        contraction rate (None at the first iteration), ``fresh`` whether the correction used a
+        Jacobian of its iterate."""
+        raise NotImplementedError
+
+    def accepts_unconverged(self, ctx, residual) -> bool:
+        """Whether the last iterate is still a solution when ``max_iter`` iterations did not
+        converge (``residual``: ``max |F|`` before its last correction)."""
+        return False
+
+
 @dataclass(frozen=True)
-class RelativeStep:
+class ResidualBelow(Rule):
+    """Accept the iterate at which ``max |F| <= target``, before correcting it.
+
+    ``good_enough``: when the iterations run out, the corrected last iterate is still accepted
+    if the residual before that correction was below it (a looser target; None: never).
+    """
+
+    target: Any
+    good_enough: Any = None
+
+    def residual_verdict(self, ctx, F):
+        return ACCEPT if _residual(F) <= self.target else None
+
+    def verdict(self, ctx, step, size, theta, iteration, max_iter, fresh):
+        return None
+
+    def accepts_unconverged(self, ctx, residual):
+        return self.good_enough is not None and residual <= self.good_enough
+
+
+@dataclass(frozen=True)
+class RelativeStep(Rule):
     """Newton's method proper: accept when ``|delta| <= tol (1 + |u|)`` (max-norms); never give up early."""
 
     tol: Any
@@ -96,7 +149,7 @@ class RelativeStep:
 
 
 @dataclass(frozen=True)
-class ContractingStep:
+class ContractingStep(Rule):
     """A simplified iteration (a Jacobian of an earlier iterate): linear convergence.
 
     Accept when ``|delta| <= b = tol (1 + |u|)`` and either the error estimate
@@ -120,7 +173,7 @@ class ContractingStep:
 
 
 @dataclass(frozen=True)
-class DigitsStep:
+class DigitsStep(Rule):
     """The zero test's rule: accept when ``mag(|delta|) <= max(1, mag(|u|)) - bits`` (binary
     magnitudes), and a correction from a Jacobian of an earlier iterate only while the iteration
     contracts (``theta <= accept_ratio``: the error left is then below the correction); a zero
@@ -188,6 +241,58 @@ class KeptLU(Correction):
         return lu_solve(*self.factorization, [-f for f in F])
 
 
+class ChordLeastSquares(Correction):
+    """A chord iteration: one Jacobian (``jacobian_here()``) kept for as long as the residual
+    ``max |F|`` falls by more than the factor ``refresh`` per iteration, and a fresh one otherwise.
+
+    Corrections are the minimum-norm solution ``-J^T (J J^T)^{-1} F`` of an underdetermined
+    system (more unknowns than equations: the solution nearest the start) and the least-squares
+    solution ``-(J^T J)^{-1} J^T F`` of an overdetermined one (mpmath's LU at the context's
+    precision), and a square one by LU.
+    """
+
+    def __init__(self, ctx, refresh):
+        self.ctx, self.refresh = ctx, refresh
+        self.J = None
+        self.last = None
+
+    def wants_jacobian(self, iteration):
+        return False
+
+    def solve(self, F, J, jacobian_here):
+        ctx = self.ctx
+        norm = _residual(F)
+        if self.J is None or (self.last is not None and norm > self.last * self.refresh):
+            self.J = ctx.matrix(jacobian_here())
+        self.last = norm
+        J, f = self.J, ctx.matrix(F)
+        try:
+            if J.rows == J.cols:
+                delta = ctx.lu_solve(J, f)
+            elif J.rows < J.cols:
+                delta = J.T * ctx.lu_solve(J * J.T, f)
+            else:
+                delta = ctx.lu_solve(J.T * J, J.T * f)
+        except ZeroDivisionError:
+            raise SingularMatrixError("a singular Jacobian") from None
+        # mpmath's lu_solve returns ten guard bits: negate exactly, so that u + delta rounds once
+        return [ctx.fneg(delta[i], exact=True) for i in range(J.cols)]
+
+
+def central_differences(ctx, F: Callable[[list], list], u: list, step) -> list:
+    """The Jacobian of ``F`` at ``u`` by central differences ``(F(u + s e_j) - F(u - s e_j)) / 2s``
+    (rows: the equations), for equations whose derivative is not at hand.  Its error is about
+    ``eps / step`` (rounding, ``eps`` the working precision) plus ``step**2 / 6`` times a third
+    derivative: with ``step = sqrt(eps)`` about half the digits, enough for a chord iteration."""
+    columns = []
+    for j in range(len(u)):
+        up, um = list(u), list(u)
+        up[j] += step
+        um[j] -= step
+        columns.append([(a - b) / (2 * step) for a, b in zip(F(up), F(um))])
+    return [[column[i] for column in columns] for i in range(len(columns[0]))]
+
+
 def newton_solve(ctx, equations, start, rule, correction: Correction, max_iter: int) -> NewtonOutcome:
     """Newton's method from ``start`` (see the module docstring).
 
@@ -198,7 +303,8 @@ def newton_solve(ctx, equations, start, rule, correction: Correction, max_iter: 
         ``equations(u, jacobian) -> (F, J)``: the values at ``u`` (a list of the context's
         numbers) and, when ``jacobian`` is true, the Jacobian (a list of rows; else None).
     start : list
-    rule : RelativeStep, ContractingStep or DigitsStep (anything with their ``verdict``)
+    rule : Rule
+        :class:`ResidualBelow`, :class:`RelativeStep`, :class:`ContractingStep` or :class:`DigitsStep`.
     correction : Correction
     max_iter : int
 
@@ -212,6 +318,8 @@ def newton_solve(ctx, equations, start, rule, correction: Correction, max_iter: 
     F = None
     for iteration in range(1, max_iter + 1):
         F, J = equations(u, correction.wants_jacobian(iteration))
+        if rule.residual_verdict(ctx, F) == ACCEPT:
+            return NewtonOutcome(u, _residual(F), iteration - 1, worst)
         try:
             delta = correction.solve(F, J, lambda: equations(u, True)[1])
         except SingularMatrixError:
@@ -230,6 +338,8 @@ def newton_solve(ctx, equations, start, rule, correction: Correction, max_iter: 
             worst = max(worst, theta)
         correction.contracted(theta)
         previous = step
+    if rule.accepts_unconverged(ctx, _residual(F)):
+        return NewtonOutcome(u, _residual(F), max_iter, worst)
     return NewtonOutcome(None, _residual(F), max_iter, worst, "no convergence")
 
 

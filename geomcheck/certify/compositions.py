@@ -83,6 +83,7 @@ import sympy
 from ..caches import register
 from ..errors import CompositionCoefficientError, CompositionError, InvalidArgumentError, RefinementError
 from ..latex import Derivation, tex_text
+from ..newton_iteration import ChordLeastSquares, ResidualBelow, central_differences, newton_solve
 from .certificate import Certificate, point_by_name
 from .free_exponentials import ExponentialProduct, lyndon_coordinates
 from .lyndon import bracket_expansion, is_lyndon, standard_factorization
@@ -1471,47 +1472,22 @@ def refine_composition(gammas, order: int, base_order: int = 2, *, dps: int = 60
     def F(u):
         return _numeric_conditions(ctx, expand(u), order, base_order, symmetric)
 
-    u = list(x0[:k])
-    target = ctx.mpf(10) ** (-(dps + 8))
+    def equations(u, jacobian):
+        return F(u), (central_differences(ctx, F, u, ctx.mpf(10) ** (-(ctx.dps // 2))) if jacobian else None)
 
-    def jacobian(u):
-        step = ctx.mpf(10) ** (-(ctx.dps // 2))
-        cols = []
-        for j in range(k):
-            up, um = list(u), list(u)
-            up[j] += step
-            um[j] -= step
-            fp, fm = F(up), F(um)
-            cols.append([(a - b) / (2 * step) for a, b in zip(fp, fm)])
-        return ctx.matrix([[cols[j][i] for j in range(k)] for i in range(len(cols[0]))])
-
-    J = None
-    last = None
-    for _ in range(40):
-        f = F(u)
-        norm = max(abs(v) for v in f)
-        if norm <= target:
-            break
-        if J is None or (last is not None and norm > last * ctx.mpf(10) ** -6):
-            J = jacobian(u)   # a fresh Jacobian when the chord iteration stops converging fast
-        last = norm
-        fv = ctx.matrix(f)
-        try:
-            if J.rows == J.cols:
-                delta = ctx.lu_solve(J, fv)
-            elif J.rows < J.cols:   # minimum-norm step J^T (J J^T)^{-1} f
-                delta = J.T * ctx.lu_solve(J * J.T, fv)
-            else:
-                delta = ctx.lu_solve(J.T * J, J.T * fv)
-        except ZeroDivisionError:
-            raise RefinementError("the Jacobian of the order conditions is singular at the start") from None
-        u = [u[i] - delta[i] for i in range(k)]
-    else:
-        raise RefinementError(
-            f"Newton's method on the order-{order} conditions did not converge (residual {mpmath.nstr(norm, 3)})")
-    if not all(ctx.isfinite(v) for v in u):  # pragma: no cover
-        raise RefinementError("Newton's method diverged")
-    return tuple(sympy.Float(v, dps) for v in expand(u))
+    # a chord iteration: the Jacobian (central differences) is refreshed when the residual
+    # stops falling by six digits an iteration
+    out = newton_solve(ctx, equations, x0[:k], ResidualBelow(ctx.mpf(10) ** (-(dps + 8))),
+                       ChordLeastSquares(ctx, ctx.mpf(10) ** -6), max_iter=40)
+    if out.reason == "a singular Jacobian":
+        raise RefinementError("the Jacobian of the order conditions is singular at an iterate "
+                              "(a start nearer a regular solution is needed)")
+    if out.reason == "a non-finite value":
+        raise RefinementError("Newton's method on the order conditions diverged")
+    if out.solution is None:
+        raise RefinementError(f"Newton's method on the order-{order} conditions did not converge "
+                              f"(residual {mpmath.nstr(out.residual, 3)})")
+    return tuple(sympy.Float(v, dps) for v in expand(out.solution))
 
 
 for _memo in (_words, _words_by_length, _lyndon, _refined):

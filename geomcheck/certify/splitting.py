@@ -90,6 +90,7 @@ import sympy
 from ..caches import register
 from ..errors import CompositionCoefficientError, CompositionError, InvalidArgumentError, RefinementError
 from ..latex import Derivation, expression_size, tex_text
+from ..newton_iteration import ChordLeastSquares, ResidualBelow, central_differences, newton_solve
 from .certificate import Certificate
 from .free_exponentials import ExponentialProduct, lyndon_coordinates
 from .lyndon import bracket_expansion, commutator, is_lyndon, standard_factorization
@@ -873,41 +874,24 @@ def refine_splitting(a: Iterable[Any], b: Iterable[Any], class_: str, order: int
         x = expand(u)
         return _numeric_residuals(ctx, x[0::2], x[1::2], class_, order, symmetric)
 
-    u = [x0[i] for i in unknown]
+    def equations(u, jacobian):
+        return F(u), (central_differences(ctx, F, u, ctx.mpf(10) ** (-(ctx.dps // 2))) if jacobian else None)
+
+    # Gauss-Newton as a chord iteration (the Jacobian refreshed when the residual stops falling by
+    # six digits an iteration), to ten digits below the target; within the target is enough
+    # when the iterations run out
     target = ctx.mpf(10) ** (-(dps - 5))
-    J = None
-    last = None
-    norm = None
-    for _ in range(60):
-        f = F(u)
-        norm = max(abs(v) for v in f)
-        if norm <= target * ctx.mpf(10) ** -10:
-            break
-        if J is None or (last is not None and norm > last * ctx.mpf(10) ** -6):
-            step = ctx.mpf(10) ** (-(ctx.dps // 2))
-            cols = []
-            for j in range(len(u)):
-                up, um = list(u), list(u)
-                up[j] += step
-                um[j] -= step
-                cols.append([(p - q) / (2 * step) for p, q in zip(F(up), F(um))])
-            J = ctx.matrix([[cols[j][i] for j in range(len(u))] for i in range(len(f))])
-        last = norm
-        fv = ctx.matrix(f)
-        try:
-            if J.rows <= J.cols:      # minimum-norm step J^T (J J^T)^{-1} f
-                delta = J.T * ctx.lu_solve(J * J.T, fv)
-            else:
-                delta = ctx.lu_solve(J.T * J, J.T * fv)
-        except ZeroDivisionError:
-            raise RefinementError("the Jacobian of the splitting order conditions is singular at the start") from None
-        u = [u[i] - delta[i] for i in range(len(u))]
-        if not all(ctx.isfinite(v) for v in u):
-            raise RefinementError("Gauss-Newton on the splitting order conditions diverged")
-    if norm is None or norm > target:
+    out = newton_solve(ctx, equations, [x0[i] for i in unknown], ResidualBelow(target * ctx.mpf(10) ** -10, target),
+                       ChordLeastSquares(ctx, ctx.mpf(10) ** -6), max_iter=60)
+    if out.reason == "a singular Jacobian":
+        raise RefinementError("the Jacobian of the splitting order conditions is singular at an iterate "
+                              "(a start nearer a regular solution is needed)")
+    if out.reason == "a non-finite value":
+        raise RefinementError("Gauss-Newton on the splitting order conditions diverged")
+    if out.solution is None:
         raise RefinementError(f"Gauss-Newton on the order-{order} conditions ({class_}) did not converge "
-                              f"(residual {mpmath.nstr(norm, 3)})")
-    x = expand(u)
+                              f"(residual {mpmath.nstr(out.residual, 3)})")
+    x = expand(out.solution)
     out = [sympy.Float(v, dps) if seq[i] != 0 else sympy.Integer(0) for i, v in enumerate(x)]
     return tuple(out[0::2]), tuple(out[1::2])
 

@@ -268,6 +268,41 @@ def zero_test_values():
     return out
 
 
+def refined_compositions():
+    """Coefficients refined by the chord Newton iteration on composition order conditions: square
+    (Yoshida's eighth order from its 15 published digits), underdetermined (minimum-norm steps:
+    a five-stage order-4 start, Kahan-Li's order 6) and not palindromic."""
+    from geomcheck.certify.compositions import refine_composition
+
+    w = [sympy.Float(x, 40) for x in ("0.102799849391985", "-1.96061023297549", "1.93813913762276",
+                                      "-0.158240635368243", "-1.44485223686048", "0.253693336566229",
+                                      "0.914844246229740")]
+    starts = {"yoshida8": (w[::-1] + [1 - 2 * sum(w)] + w, 8, {}),
+              "five-stage-4": ([0.4, 0.4, -0.6, 0.4, 0.4], 4, {}),
+              "kahan-li-6": ([0.392161444007314, 0.332599136789359, -0.706246172557639, 0.0822135962935508,
+                              0.798543990934830, 0.0822135962935508, -0.706246172557639, 0.332599136789359,
+                              0.392161444007314], 6, {}),
+              "not-palindromic-3": ([1.36, -1.70, 1.34], 3, {})}
+    return {name: list(refine_composition(g, order, dps=50, **kw)) for name, (g, order, kw) in starts.items()}
+
+
+def refined_splittings():
+    """Coefficients refined by Gauss-Newton (minimum-norm chord steps) on splitting order
+    conditions: Forest-Ruth from four digits, symmetric and not, and Blanes-Moan SRKN11b to order 6."""
+    from geomcheck.certify.splitting import refine_splitting
+    from integrators.schemes.splitting import blanes_moan
+
+    fr = (["0.6756", "-0.1756", "-0.1756", "0.6756"], ["1.3512", "-1.7024", "1.3512", 0])
+    out = {}
+    for name, (a, b, class_, order, kw) in {"forest-ruth": (*fr, "separable", 4, {}),
+                                            "forest-ruth-not-symmetric": (*fr, "separable", 4, {"symmetric": False}),
+                                            "srkn11b-rkn-6": (*blanes_moan("srkn11b", refined=False), "rkn", 6, {})
+                                            }.items():
+        ra, rb = refine_splitting(a, b, class_, order, dps=40, **kw)
+        out[f"{name}.a"], out[f"{name}.b"] = list(ra), list(rb)
+    return out
+
+
 # ----------------------------------------------------------------------------- the cases
 
 _NP = ("numpy", "sympy")
@@ -356,4 +391,7 @@ CASES = [
          libraries=("sympy",)),
     Case("zero/certify_symplectic/sqrt-sin-counterexample", symplectic_sqrt_sin_refuted, libraries=_MP),
     Case("zero/decide_zero/values", zero_test_values, libraries=_MP),
+    # coefficients solved from order conditions (the chord Newton iteration of newton_iteration)
+    Case("refine/compositions", refined_compositions, libraries=_MP),
+    Case("refine/splittings", refined_splittings, libraries=_MP),
 ]
