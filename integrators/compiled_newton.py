@@ -77,6 +77,7 @@ from geomcheck.newton_iteration import REFINE, REFRESH_RATE, STALE_LIMIT, STALLE
 from .codegen import CPrinter, hoist_scalars
 from .compiled import build_library, load_library
 from .errors import NewtonConvergenceError, NotLowerableError
+from .lower import lower, split_step
 from .newton import DEFAULT_TOL, EXTRAPOLATION_POINTS, check_newton_mode
 from .stage_sparsity import bandwidths, eliminate_affine_unknowns, pattern_of
 
@@ -215,7 +216,7 @@ def c_source_newton(L, system=None) -> str:
     arrays = {names[c] for c in L.coords} | {names[u] for u in S.unknowns}
     guess = [sympy.sympify(L.phi.guess[u]) for u in S.unknowns]
     equations = [sympy.sympify(e) for e in S.equations]
-    update = [sympy.sympify(e).xreplace(S.eliminated) for e in _update_exprs(L)]
+    update = [sympy.sympify(e).xreplace(S.eliminated) for e in split_step(L.phi)[3]]
     groups = [guess, equations, list(S.entries), update]
     flat = [e.xreplace(names) for g in groups for e in g]
     extra = set().union(*(e.free_symbols for e in flat)) - arrays - {names[s] for s in L.parameters}
@@ -280,18 +281,6 @@ def c_source_newton(L, system=None) -> str:
                   *[ind + x for x in code], "    (void)a; (void)s;", "}"]
     lines += _C_SOLVER.splitlines()
     return "\n".join(lines) + "\n"
-
-
-def _update_exprs(L):
-    """The new state as expressions of the coordinates and the unknowns (as ``L.update`` evaluates it)."""
-    from .lower import split_implicit
-
-    phi = L.phi
-    source = tuple(getattr(phi, "evaluation_equations", None) or phi.equations)
-    split = split_implicit(phi, source)
-    if split is None:
-        return [Y for Y in phi.new]
-    return [split[2][Y] for Y in phi.new]
 
 
 # the band LU with partial pivoting, its solve, and the run loop with the Newton rule of
@@ -770,8 +759,6 @@ def compiled_newton_run(stages, parameters, time, values, tol=None, max_iter=50,
         No C compiler, or the generated C did not compile.
     """
     import geomcheck as gc
-
-    from .lower import lower
 
     stages = tuple(stages)
     if len(stages) != 1 or sympy.sympify(stages[0].factor) != 1 or not isinstance(stages[0].map, gc.ImplicitMap):

@@ -36,7 +36,8 @@ from ..errors import InconsistentStateError, SystemDefinitionError
 
 __all__ = ["System", "CanonicalSystem", "STEP_SYMBOL", "checked_symbols", "checked_expression",
            "checked_parametrization", "separable_hamiltonian",
-           "constant_parameters", "canonical_coordinates", "check_states_on_manifold", "STATE_CHECK_DIGITS"]
+           "constant_parameters", "canonical_coordinates", "check_states_on_manifold", "STATE_CHECK_DIGITS",
+           "CONSISTENCY_TOL"]
 
 #: The step-size symbol of every scheme: ``h`` (the public contract, docs/contract.md).
 STEP_SYMBOL = sympy.Symbol("h")
@@ -137,6 +138,8 @@ def checked_parametrization(system, parametrization, owner: str, equations, dime
 #: float64 state is not lost in the state's own rounding (``y**2 - 2`` at ``y = -float(sqrt(2))``
 #: is 2.7e-16, where double arithmetic gives 4.4e-16).
 STATE_CHECK_DIGITS = 30
+#: default tolerance of the constrained systems' ``check_state`` (absolute, per constraint)
+CONSISTENCY_TOL = 1e-10
 
 
 def check_states_on_manifold(system, Y, values, tol: float, residuals, reduction_matrix, matrix_name: str,

@@ -54,7 +54,9 @@ from geomcheck.linalg import SingularSystem, solve_sparse
 from geomcheck.zero import decide_zero
 
 from ..errors import SystemDefinitionError
-from .base import CanonicalSystem, canonical_coordinates, checked_expression, checked_parametrization, separable_hamiltonian, checked_symbols, constant_parameters, check_states_on_manifold
+from .base import (CONSISTENCY_TOL, CanonicalSystem, canonical_coordinates, check_states_on_manifold,
+                   checked_expression, checked_parametrization, checked_symbols, constant_parameters,
+                   separable_hamiltonian)
 
 __all__ = ["ConstrainedHamiltonianSystem", "planar_pendulum", "constraint_forces", "regular_at_a_rational_point"]
 
@@ -145,9 +147,6 @@ def constraint_forces(H, q, p, A, chart, what: str, rows: str, expected: str):
                                    **{pi: -Hq[i] - sympy.Add(*[A[a, i] * lam[a] for a in range(k)])
                                       for i, pi in enumerate(p)}})
     return hidden, reduction, lam, field
-
-#: default tolerance of :meth:`ConstrainedHamiltonianSystem.check_state` (absolute, per constraint)
-CONSISTENCY_TOL = 1e-10
 
 
 class ConstrainedHamiltonianSystem(CanonicalSystem):

@@ -55,12 +55,10 @@ from geomcheck.forms import d as exterior_d
 
 from ..errors import SystemDefinitionError
 from .constrained import constraint_forces
-from .base import CanonicalSystem, canonical_coordinates, checked_expression, checked_parametrization, separable_hamiltonian, constant_parameters, check_states_on_manifold
+from .base import (CONSISTENCY_TOL, CanonicalSystem, canonical_coordinates, check_states_on_manifold,
+                   checked_expression, checked_parametrization, constant_parameters, separable_hamiltonian)
 
 __all__ = ["CONSISTENCY_TOL", "NonholonomicSystem", "knife_edge", "knife_edge_exact_flow"]
-
-#: default tolerance of :meth:`NonholonomicSystem.check_state` (absolute, per constraint)
-CONSISTENCY_TOL = 1e-10
 
 
 class NonholonomicSystem(CanonicalSystem):
