@@ -81,14 +81,14 @@ import mpmath
 import sympy
 
 from ..caches import register
-from ..errors import CompositionCoefficientError, CompositionError, InvalidArgumentError, RefinementError
+from ..errors import CompositionCoefficientError, CompositionError, InvalidArgumentError
 from ..latex import Derivation, tex_text
-from ..newton_iteration import ChordLeastSquares, ResidualBelow, central_differences, newton_solve
 from .certificate import Certificate, point_by_name
 from .free_exponentials import ExponentialProduct, lyndon_coordinates
 from .lyndon import bracket_expansion, is_lyndon, standard_factorization
 from .number_field import NotAlgebraic, NumberField, algebraic_generators
 from .precision import REFUTATION_FACTOR, Bounded, data_precision
+from .refinement import refine_coefficients
 
 __all__ = [
     "OrderCondition",
@@ -1472,22 +1472,9 @@ def refine_composition(gammas, order: int, base_order: int = 2, *, dps: int = 60
     def F(u):
         return _numeric_conditions(ctx, expand(u), order, base_order, symmetric)
 
-    def equations(u, jacobian):
-        return F(u), (central_differences(ctx, F, u, ctx.mpf(10) ** (-(ctx.dps // 2))) if jacobian else None)
-
-    # a chord iteration: the Jacobian (central differences) is refreshed when the residual
-    # stops falling by six digits an iteration
-    out = newton_solve(ctx, equations, x0[:k], ResidualBelow(ctx.mpf(10) ** (-(dps + 8))),
-                       ChordLeastSquares(ctx, ctx.mpf(10) ** -6), max_iter=40)
-    if out.reason == "a singular Jacobian":
-        raise RefinementError("the Jacobian of the order conditions is singular at an iterate "
-                              "(a start nearer a regular solution is needed)")
-    if out.reason == "a non-finite value":
-        raise RefinementError("Newton's method on the order conditions diverged")
-    if out.solution is None:
-        raise RefinementError(f"Newton's method on the order-{order} conditions did not converge "
-                              f"(residual {mpmath.nstr(out.residual, 3)})")
-    return tuple(sympy.Float(v, dps) for v in expand(out.solution))
+    u = refine_coefficients(ctx, F, x0[:k], target=ctx.mpf(10) ** (-(dps + 8)), max_iter=40,
+                            what=f"the order-{order} conditions")
+    return tuple(sympy.Float(v, dps) for v in expand(u))
 
 
 for _memo in (_words, _words_by_length, _lyndon, _refined):

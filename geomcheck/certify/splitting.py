@@ -88,13 +88,13 @@ import mpmath
 import sympy
 
 from ..caches import register
-from ..errors import CompositionCoefficientError, CompositionError, InvalidArgumentError, RefinementError
+from ..errors import CompositionCoefficientError, CompositionError, InvalidArgumentError
 from ..latex import Derivation, expression_size, tex_text
-from ..newton_iteration import ChordLeastSquares, ResidualBelow, central_differences, newton_solve
 from .certificate import Certificate
 from .free_exponentials import ExponentialProduct, lyndon_coordinates
 from .lyndon import bracket_expansion, commutator, is_lyndon, standard_factorization
 from .precision import REFUTATION_FACTOR
+from .refinement import refine_coefficients
 from .tableau_arithmetic import domain_for, parametric_domain_for
 
 __all__ = [
@@ -874,24 +874,11 @@ def refine_splitting(a: Iterable[Any], b: Iterable[Any], class_: str, order: int
         x = expand(u)
         return _numeric_residuals(ctx, x[0::2], x[1::2], class_, order, symmetric)
 
-    def equations(u, jacobian):
-        return F(u), (central_differences(ctx, F, u, ctx.mpf(10) ** (-(ctx.dps // 2))) if jacobian else None)
-
-    # Gauss-Newton as a chord iteration (the Jacobian refreshed when the residual stops falling by
-    # six digits an iteration), to ten digits below the target; within the target is enough
-    # when the iterations run out
+    # to ten digits below the target; within the target is enough when the iterations run out
     target = ctx.mpf(10) ** (-(dps - 5))
-    out = newton_solve(ctx, equations, [x0[i] for i in unknown], ResidualBelow(target * ctx.mpf(10) ** -10, target),
-                       ChordLeastSquares(ctx, ctx.mpf(10) ** -6), max_iter=60)
-    if out.reason == "a singular Jacobian":
-        raise RefinementError("the Jacobian of the splitting order conditions is singular at an iterate "
-                              "(a start nearer a regular solution is needed)")
-    if out.reason == "a non-finite value":
-        raise RefinementError("Gauss-Newton on the splitting order conditions diverged")
-    if out.solution is None:
-        raise RefinementError(f"Gauss-Newton on the order-{order} conditions ({class_}) did not converge "
-                              f"(residual {mpmath.nstr(out.residual, 3)})")
-    x = expand(out.solution)
+    u = refine_coefficients(ctx, F, [x0[i] for i in unknown], target=target * ctx.mpf(10) ** -10, good_enough=target,
+                            max_iter=60, what=f"the order-{order} conditions ({class_})")
+    x = expand(u)
     out = [sympy.Float(v, dps) if seq[i] != 0 else sympy.Integer(0) for i, v in enumerate(x)]
     return tuple(out[0::2]), tuple(out[1::2])
 

@@ -1,0 +1,52 @@
+"""Coefficients solved from conditions (geomcheck.certify.refinement): solutions and named failures.
+
+The solutions are checked against closed forms, independently of the iteration.
+"""
+
+import mpmath
+import pytest
+
+from geomcheck.certify.refinement import refine_coefficients
+from geomcheck.errors import RefinementError
+
+
+def context(dps):
+    ctx = mpmath.MPContext()
+    ctx.dps = dps
+    return ctx
+
+
+def test_square_and_underdetermined_conditions_are_solved_to_the_target():
+    ctx = context(50)
+    # the triple jump's weight-3 condition: 2 a**3 + (1 - 2 a)**3 = 0, a = 1 / (2 - 2**(1/3))
+    a, = refine_coefficients(ctx, lambda u: [2 * u[0] ** 3 + (1 - 2 * u[0]) ** 3], [ctx.mpf("1.35")],
+                             target=ctx.mpf(10) ** -45, max_iter=40, what="the triple jump")
+    assert abs(a - 1 / (2 - ctx.cbrt(2))) < ctx.mpf(10) ** -44
+    # one condition, two unknowns: the nearest point of the line x + 2 y = 1 to (1, 1)
+    x, y = refine_coefficients(ctx, lambda u: [u[0] + 2 * u[1] - 1], [ctx.mpf(1), ctx.mpf(1)],
+                               target=ctx.mpf(10) ** -45, max_iter=10, what="a line")
+    assert abs(x - ctx.mpf(3) / 5) < ctx.mpf(10) ** -45 and abs(y - ctx.mpf(1) / 5) < ctx.mpf(10) ** -45
+
+
+def test_failures_are_refinement_errors_naming_the_conditions():
+    ctx = context(30)
+    with pytest.raises(RefinementError, match=r"Jacobian of two equal rows is singular"):
+        refine_coefficients(ctx, lambda u: [u[0] + u[1] - 1, 2 * u[0] + 2 * u[1] - 3], [ctx.mpf(1), ctx.mpf(1)],
+                            target=ctx.mpf(10) ** -25, max_iter=10, what="two equal rows")
+    with pytest.raises(RefinementError, match=r"on a wall diverged"):
+        refine_coefficients(ctx, lambda u: [u[0] ** 2 - 4 if u[0] < 1.5 else ctx.inf], [ctx.mpf(1)],
+                            target=ctx.mpf(10) ** -25, max_iter=10, what="a wall")
+    with pytest.raises(RefinementError, match=r"on x\*\*2 = -1 did not converge \(residual"):
+        refine_coefficients(ctx, lambda u: [u[0] ** 2 + 1], [ctx.mpf(3)], target=ctx.mpf(10) ** -25, max_iter=30,
+                            what="x**2 = -1")
+
+
+def test_a_looser_target_is_accepted_only_when_the_iterations_run_out():
+    ctx = context(30)
+    # x**3 = 0 converges linearly (the Jacobian vanishes at the root): 12 iterations reach 1e-6 only
+    with pytest.raises(RefinementError, match="did not converge"):
+        refine_coefficients(ctx, lambda u: [u[0] ** 3], [ctx.mpf(1)], target=ctx.mpf(10) ** -25, max_iter=12,
+                            what="a triple root")
+    x, = refine_coefficients(ctx, lambda u: [u[0] ** 3], [ctx.mpf(1)], target=ctx.mpf(10) ** -25, max_iter=12,
+                             what="a triple root", good_enough=ctx.mpf(10) ** -4)
+    assert abs(x) < ctx.mpf("0.01")
