@@ -166,3 +166,11 @@ class CompiledCacheWarning(UserWarning):
 
 class CompilerUnavailableError(NotLowerableError):
     """No working C compiler, or the generated C did not compile (the message says which)."""
+
+
+__all__ += ["PatternMismatchError"]
+
+
+class PatternMismatchError(GeomcheckError, ValueError):
+    """A stage Jacobian entry declared structurally zero is not zero
+    (:func:`integrators.stage_sparsity.check_pattern`)."""

@@ -44,16 +44,12 @@ import numpy as np
 import sympy
 
 from geomcheck.caches import Memo
-from geomcheck.errors import GeomcheckError
 
 from .codegen import Kernel
+from .errors import PatternMismatchError
 
 __all__ = ["PatternMismatchError", "check_pattern", "StagePattern", "stage_pattern", "pattern_of", "bandwidths", "classify", "eliminate_affine_unknowns",
            "STRUCTURE_MIN_UNKNOWNS", "BAND_FRACTION", "SPARSE_FRACTION"]
-
-class PatternMismatchError(GeomcheckError, ValueError):
-    """A Jacobian entry declared structurally zero is not zero (found by :func:`check_pattern`)."""
-
 
 #: below this many unknowns the dense (vectorized) path is always taken
 STRUCTURE_MIN_UNKNOWNS = 24

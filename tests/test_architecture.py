@@ -10,6 +10,9 @@
   only from its own layer or below.
 - No private name (one leading underscore) imported from another module; a private
   module (``_core``) may be imported by the modules of its own package only.
+- Errors and warnings are defined in the packages' ``errors`` modules only (one hierarchy, one
+  place to read it).  A module may define its own internal signal (deriving from ``Exception``
+  or ``BaseException`` directly), raised and caught inside the engine, never shown to a user.
 """
 
 from __future__ import annotations
@@ -185,6 +188,27 @@ def test_no_private_name_across_modules():
     assert not bad, f"{len(bad)} private imports:\n" + "\n".join(bad)
 
 
+def _exception_classes_outside_errors(modules=MODULES) -> list:
+    """``module:line class`` for every class deriving from an error or a warning outside the
+    ``errors`` modules (a base whose name ends in Error or Warning)."""
+    found = []
+    for name, path in modules.items():
+        if name.split(".")[-1] == "errors":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                bases = [b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else ""
+                         for b in node.bases]
+                if any(b.endswith(("Error", "Warning")) for b in bases):
+                    found.append(f"{name}:{node.lineno} {node.name}")
+    return found
+
+
+def test_exceptions_and_warnings_live_in_the_errors_modules():
+    bad = _exception_classes_outside_errors()
+    assert not bad, "defined outside the errors modules:\n" + "\n".join(bad)
+
+
 def test_the_checks_see_planted_faults(tmp_path):
     """The checks above are not vacuous: run on a small package with a lazy cycle, a private name imported
     from a sibling and a private module of another package, they find each, and nothing else."""
@@ -199,6 +223,9 @@ def test_the_checks_see_planted_faults(tmp_path):
         "pkg/d.py": "from ._core import X\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import f\n",
         "other/__init__.py": "",
         "other/e.py": "from pkg._core import X\n",
+        "other/f.py": ("import warnings\nclass Odd(ValueError):\n    pass\nclass Late(warnings.UserWarning):\n"
+                       "    pass\nclass Signal(Exception):\n    pass\n"),
+        "other/errors.py": "class Fine(ValueError):\n    pass\n",
     }
     for name, text in files.items():
         (tmp_path / name).write_text(text)
@@ -208,3 +235,4 @@ def test_the_checks_see_planted_faults(tmp_path):
         "other.e:1 imports the private module pkg._core of another package",
         "pkg.a:2 imports the private name _hidden from pkg.b",
     ]
+    assert _exception_classes_outside_errors(modules) == ["other.f:2 Odd", "other.f:4 Late"]

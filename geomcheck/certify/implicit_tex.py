@@ -91,7 +91,7 @@ def display_row(lhs: str, rhs: str, width: float = _ROW_WIDTH) -> str:
 _EXPAND_TERMS = 1500
 
 
-class _TooLarge(ValueError):
+class _TooLarge(Exception):
     """An expansion the typesetting declines (the derivation then shows the objects as they are)."""
 
 
