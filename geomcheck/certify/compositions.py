@@ -88,7 +88,7 @@ from .free_exponentials import ExponentialProduct, lyndon_coordinates
 from .lyndon import bracket_expansion, is_lyndon, standard_factorization
 from .number_field import NotAlgebraic, NumberField, algebraic_generators
 from .precision import REFUTATION_FACTOR, Bounded, data_precision
-from .refinement import refine_coefficients
+from .refinement import JACOBIAN_REFRESH_DIGITS, refine_coefficients
 
 __all__ = [
     "OrderCondition",
@@ -1457,6 +1457,9 @@ def refine_composition(gammas, order: int, base_order: int = 2, *, dps: int = 60
         if isinstance(g, sympy.Basic) and g.free_symbols:
             raise CompositionCoefficientError(f"cannot refine a symbolic coefficient {g}")
         v = _to_ctx(ctx, g if not isinstance(g, sympy.Basic) or g.is_Float else sympy.N(g, dps + 20))
+        if not isinstance(v, ctx.mpf):
+            raise CompositionCoefficientError(f"refine_composition refines real coefficients; got {g!r} "
+                                              "(complex compositions are checked by composition_order, not refined)")
         x0.append(v)
     m = len(x0)
     if symmetric is None:
@@ -1472,8 +1475,11 @@ def refine_composition(gammas, order: int, base_order: int = 2, *, dps: int = 60
     def F(u):
         return _numeric_conditions(ctx, expand(u), order, base_order, symmetric)
 
-    u = refine_coefficients(ctx, F, x0[:k], target=ctx.mpf(10) ** (-(dps + 8)), max_iter=40,
-                            what=f"the order-{order} conditions")
+    # an iteration gaining fewer than JACOBIAN_REFRESH_DIGITS digits is followed by a fresh Jacobian,
+    # so near a regular solution each gains at least that many: iterations for every digit asked,
+    # besides those that get there
+    u = refine_coefficients(ctx, F, x0[:k], target=ctx.mpf(10) ** (-(dps + 8)),
+                            max_iter=40 + (dps + 8) // JACOBIAN_REFRESH_DIGITS, what=f"the order-{order} conditions")
     return tuple(sympy.Float(v, dps) for v in expand(u))
 
 

@@ -59,8 +59,11 @@ def refine_coefficients(ctx, conditions: Callable[[list], list], start: list, *,
     Raises
     ------
     RefinementError
-        A singular Jacobian, a non-finite iterate, or no convergence (with the last residual).
+        No unknown, a singular Jacobian, a non-finite iterate, or no convergence (with the last
+        residual).
     """
+    if not start:
+        raise RefinementError(f"{what}: there is no unknown to solve for")
     step = ctx.mpf(10) ** (-(ctx.dps // 2))      # central differences: about half the digits
 
     def equations(u, jacobian):

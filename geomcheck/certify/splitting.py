@@ -94,7 +94,7 @@ from .certificate import Certificate
 from .free_exponentials import ExponentialProduct, lyndon_coordinates
 from .lyndon import bracket_expansion, commutator, is_lyndon, standard_factorization
 from .precision import REFUTATION_FACTOR
-from .refinement import refine_coefficients
+from .refinement import JACOBIAN_REFRESH_DIGITS, refine_coefficients
 from .tableau_arithmetic import domain_for, parametric_domain_for
 
 __all__ = [
@@ -877,7 +877,8 @@ def refine_splitting(a: Iterable[Any], b: Iterable[Any], class_: str, order: int
     # to ten digits below the target; within the target is enough when the iterations run out
     target = ctx.mpf(10) ** (-(dps - 5))
     u = refine_coefficients(ctx, F, [x0[i] for i in unknown], target=target * ctx.mpf(10) ** -10, good_enough=target,
-                            max_iter=60, what=f"the order-{order} conditions ({class_})")
+                            max_iter=60 + (dps + 5) // JACOBIAN_REFRESH_DIGITS,      # as in refine_composition
+                            what=f"the order-{order} conditions ({class_})")
     x = expand(u)
     out = [sympy.Float(v, dps) if seq[i] != 0 else sympy.Integer(0) for i, v in enumerate(x)]
     return tuple(out[0::2]), tuple(out[1::2])

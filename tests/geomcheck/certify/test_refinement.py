@@ -50,3 +50,29 @@ def test_a_looser_target_is_accepted_only_when_the_iterations_run_out():
     x, = refine_coefficients(ctx, lambda u: [u[0] ** 3], [ctx.mpf(1)], target=ctx.mpf(10) ** -25, max_iter=12,
                              what="a triple root", good_enough=ctx.mpf(10) ** -4)
     assert abs(x) < ctx.mpf("0.01")
+
+
+def test_hundreds_of_digits_are_reached():
+    # the triple jump (Forest-Ruth) at 400 digits: 1 / (2 - 2**(1/3)) exactly, for compositions and splittings
+    # (the chord iteration gains about ten digits an iteration from this start: 40 iterations alone stop short)
+    from geomcheck.certify.compositions import refine_composition
+    from geomcheck.certify.splitting import refine_splitting
+
+    g = refine_composition([1.35, -1.70, 1.35], 4, dps=400)
+    a, b = refine_splitting(["0.6756", "-0.1756", "-0.1756", "0.6756"], ["1.3512", "-1.7024", "1.3512", 0],
+                            "separable", 4, dps=400)
+    with mpmath.workdps(420):
+        exact = 1 / (2 - mpmath.cbrt(2))
+        for value in (g[0], b[0], 2 * a[0]):
+            assert abs(mpmath.mpf(value._mpf_) - exact) < mpmath.mpf(10) ** -398
+
+
+def test_inputs_that_cannot_be_refined_are_named():
+    from geomcheck.certify.compositions import refine_composition
+    from geomcheck.certify.splitting import refine_splitting
+    from geomcheck.errors import CompositionCoefficientError
+
+    with pytest.raises(CompositionCoefficientError, match="real coefficients"):
+        refine_composition([1.35 + 0.1j, -1.70, 1.35 - 0.1j], 4, dps=30)
+    with pytest.raises(RefinementError, match="no unknown"):
+        refine_splitting([0, 0], [0, 0], "separable", 2, dps=30)        # exact zeros stay zero: nothing is free
