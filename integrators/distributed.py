@@ -158,10 +158,13 @@ def integrate_distributed(system: System, scheme: str | Scheme, y0: ArrayLike, *
         warnings.simplefilter("ignore")   # a chunk's run warns again, naming its trajectories
         probe = integrate(system, scheme, pieces[0][:1], **{**options, "steps": 0, "progress": False})
     _ship_compiled(client, probe)
-    shared_system, shared_scheme = client.scatter([system, scheme], broadcast=True)
+    # hash=False: keys of this call's own (content-hashed keys are shared with an earlier call on
+    # the same data, whose release can reach the scheduler after this call's tasks ask for them:
+    # "lost dependencies")
+    shared_system, shared_scheme = client.scatter([system, scheme], broadcast=True, hash=False)
     options = {**options, "progress": False}
     # the chunks travel as data, not inside the task graph (a large graph is slow to ship)
-    shipped = client.scatter(pieces)
+    shipped = client.scatter(pieces, hash=False)
     futures = [client.submit(_run_chunk, shared_system, shared_scheme, piece, options, pure=False) for piece in shipped]
     _show_progress(futures, progress)
     results = client.gather(futures)

@@ -100,6 +100,22 @@ def pytest_collection_modifyitems(config, items):
         item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True)
+def _mpmath_precision_kept():
+    """A test that leaves mpmath's global working precision changed fails, and the precision is put
+    back: the tests after it in the same worker would otherwise run at another precision (a doc
+    page's ``mpmath.mp.dps = 50`` once made a Newton rule test fail three files later)."""
+    import mpmath
+
+    before = mpmath.mp.prec
+    yield
+    after = mpmath.mp.prec
+    if after != before:
+        mpmath.mp.prec = before
+        pytest.fail(f"the test left mpmath's working precision at {after} bits (it was {before}): "
+                    "use mpmath.workdps / workprec")
+
+
 def _wait_for(lock, what, seconds=900):
     """Take the lock on the open file ``lock``; fail (never hang) after ``seconds``."""
     import time

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import pathlib
 
 import pytest
@@ -60,23 +61,36 @@ def _drop_type_checking(tree: ast.AST) -> None:
             node.body = []
 
 
-def _imports(name: str, modules=MODULES):
-    """``(line, target module, imported name or None)`` for every import in module ``name``."""
-    tree = ast.parse(modules[name].read_text())
+@functools.lru_cache(maxsize=None)
+def _tree(path: pathlib.Path) -> ast.AST:
+    """The module's syntax tree without its ``if TYPE_CHECKING:`` blocks (parsed once for all the checks)."""
+    tree = ast.parse(path.read_text())
     _drop_type_checking(tree)
-    for node in ast.walk(tree):
+    return tree
+
+
+@functools.lru_cache(maxsize=None)
+def _imports_of(name: str, path: pathlib.Path, is_package: bool) -> tuple:
+    found = []
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                yield node.lineno, alias.name, None
+                found.append((node.lineno, alias.name, None))
         elif isinstance(node, ast.ImportFrom):
             if node.level:
-                base = name.split(".") if _is_package(name, modules) else name.split(".")[:-1]
+                base = name.split(".") if is_package else name.split(".")[:-1]
                 base = base[:len(base) - (node.level - 1)]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
             for alias in node.names:
-                yield node.lineno, target, alias.name
+                found.append((node.lineno, target, alias.name))
+    return tuple(found)
+
+
+def _imports(name: str, modules=MODULES):
+    """``(line, target module, imported name or None)`` for every import in module ``name``."""
+    return _imports_of(name, modules[name], _is_package(name, modules))
 
 
 def _edges(modules=MODULES) -> dict:
@@ -195,7 +209,7 @@ def _exception_classes_outside_errors(modules=MODULES) -> list:
     for name, path in modules.items():
         if name.split(".")[-1] == "errors":
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.ClassDef):
                 bases = [b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else ""
                          for b in node.bases]

@@ -6,6 +6,7 @@ namespace, as the docs build's kernel runs them."""
 import pathlib
 import re
 
+import mpmath
 import pytest
 
 DOCS = pathlib.Path(__file__).resolve().parents[1] / "docs"
@@ -77,5 +78,8 @@ def test_page_cells_run(page, tmp_path, monkeypatch, case_study_run):
     cells = code_cells(page.read_text(encoding="utf-8"))
     assert cells, f"{page.name} has no code cell"
     namespace = {"__name__": f"docs_{page.stem.replace('-', '_')}"}
-    for k, cell in enumerate(cells):
-        exec(compile(cell, f"{page.name}[cell {k}]", "exec"), namespace)
+    # a page may set mpmath's working precision, as a notebook does (mpmath.mp.dps = 50): the
+    # pages share this process with the other tests, so it is put back afterwards
+    with mpmath.workprec(mpmath.mp.prec):
+        for k, cell in enumerate(cells):
+            exec(compile(cell, f"{page.name}[cell {k}]", "exec"), namespace)
