@@ -246,7 +246,8 @@ class ChordLeastSquares(Correction):
     ``max |F|`` falls by more than the factor ``refresh`` per iteration, and a fresh one otherwise.
 
     Corrections are the minimum-norm solution ``-J^T (J J^T)^{-1} F`` of an underdetermined
-    system (more unknowns than equations: the solution nearest the start) and the least-squares
+    system (more unknowns than equations: for linear equations the solution nearest the start,
+    for others nearest up to second order in the distance) and the least-squares
     solution ``-(J^T J)^{-1} J^T F`` of an overdetermined one (mpmath's LU at the context's
     precision), and a square one by LU.
     """

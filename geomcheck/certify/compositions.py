@@ -1369,8 +1369,9 @@ def kahan_li(order: int = 6, dps: int = 60) -> tuple:
 
     The published 26-digit coefficients are refined by minimum-norm Newton steps on the
     order conditions (the systems are underdetermined by one unknown, so the refined
-    coefficients are the nearest solution in the Euclidean sense; they agree with the
-    published ones to about 26 digits) and returned as sympy Floats of ``dps`` digits.
+    coefficients are the solution nearest the published ones up to second order: for s9odr6a
+    they move by 5e-27, orthogonally to the solution set up to 3e-53) and returned as sympy
+    Floats of ``dps`` digits.
 
     Parameters
     ----------
@@ -1432,7 +1433,8 @@ def refine_composition(gammas, order: int, base_order: int = 2, *, dps: int = 60
     tuple of sympy.Float
         Coefficients with ``dps`` digits that satisfy the order conditions to about ``dps``
         digits.  Where there are more unknowns than conditions each step is the
-        minimum-norm Newton step, so the result is the solution closest to the start.
+        minimum-norm Newton step, so the result is the solution closest to the start up to
+        terms of second order in their distance.
 
     Raises
     ------

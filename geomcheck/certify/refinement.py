@@ -6,8 +6,8 @@ conditions numerically at any precision but have no Jacobian at hand.  Both solv
 Newton iteration of the project (:func:`geomcheck.newton_iteration.newton_solve`) as a chord
 iteration: a central-difference Jacobian, taken again whenever the residual falls by less than six
 digits in an iteration; minimum-norm corrections where there are more unknowns than conditions, so
-that the solution found is the one nearest the start; and an iterate is accepted once its residual
-is below the target.
+that the solution found is the one nearest the start up to second order in their distance; and an
+iterate is accepted once its residual is below the target.
 
 >>> import mpmath
 >>> ctx = mpmath.MPContext(); ctx.dps = 40

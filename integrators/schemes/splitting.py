@@ -116,7 +116,8 @@ def blanes_moan(method: str, refined: bool = True, dps: int = 60) -> tuple:
     method : {"s6", "srkn6b", "srkn11b"}
     refined : bool
         True: the published 15 digits refined to ``dps`` digits on the order conditions of the
-        method's class (minimum-norm Gauss-Newton: the nearest solution); False: the published
+        method's class (minimum-norm Gauss-Newton: the solution nearest them, up to second
+        order in the distance); False: the published
         values themselves (sympy Floats that know their 15 digits), middle ones by consistency.
     dps : int
 

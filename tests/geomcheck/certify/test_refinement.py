@@ -76,3 +76,30 @@ def test_inputs_that_cannot_be_refined_are_named():
         refine_composition([1.35 + 0.1j, -1.70, 1.35 - 0.1j], 4, dps=30)
     with pytest.raises(RefinementError, match="no unknown"):
         refine_splitting([0, 0], [0, 0], "separable", 2, dps=30)        # exact zeros stay zero: nothing is free
+
+
+def test_minimum_norm_steps_move_the_start_orthogonally_to_the_solution_set():
+    """Kahan-Li's s9odr6a: 5 unknowns, 4 conditions.  The refined coefficients differ from the published
+    26 digits by about 5e-27, and that move is orthogonal to the solution set (it lies in the row space
+    of the conditions' Jacobian, taken exactly from the conditions as polynomials) up to second order."""
+    import sympy
+
+    from geomcheck.certify.compositions import kahan_li, order_conditions
+
+    published = ["0.39216144400731413927925056", "0.33259913678935943859974864", "-0.70624617255763935980996482",
+                 "0.08221359629355080023149045", "0.79854399093482996339895035"]
+    a = sympy.symbols("a1:6")
+    conditions = [c.value for c in order_conditions(list(a) + list(a[-2::-1]), 6)]
+    conditions = [c for c in conditions if sympy.expand(c) != 0]     # the even weights vanish by symmetry
+    assert len(conditions) == 4
+    refined = kahan_li(6, dps=60)[:5]
+    with mpmath.workdps(80):
+        at = {s: sympy.Float(v, 60) for s, v in zip(a, refined)}
+        J = mpmath.matrix([[mpmath.mpf(sympy.N(sympy.diff(c, s).subs(at), 80)) for s in a] for c in conditions])
+        # the start is the published digits read as 30-digit floats (kahan_li does so)
+        move = mpmath.matrix([mpmath.mpf(r._mpf_) - mpmath.mpf(sympy.Float(p, 30)._mpf_)
+                              for r, p in zip(refined, published)])
+        along_rows = J.T * mpmath.lu_solve(J * J.T, J * move)
+        size, tangential = mpmath.norm(move), mpmath.norm(move - along_rows)
+    assert 1e-28 < size < 1e-25
+    assert tangential < size ** 2 * 10 ** 3         # 3e-53 against 5e-27 moved
