@@ -19,12 +19,20 @@ Throughput is trajectory-steps per second (batch x steps / wall time), best of
 ``--repeats`` (default 5), the four cells run round-robin after a warm-up round.  Goal (issue 6): (a) at least 0.8 x (c).  The final states of (a), (b), (c)
 and (d) are compared (they must agree to 1e-12).
 
+``--ref PATH`` measures the run-side overhead of ``integrate()`` against another checkout (e.g. the
+code before a change): cells (a), (b), (c) on 10^5 x 200 and on 1 x 20000 (one trajectory: the
+per-step cost of the run loop shows), in fresh processes, this checkout and PATH alternately,
+``--rounds`` times (default 3).  The overhead is (b) / (a) in each process; goal (issue 17): its
+mean within 5 % of PATH's.
+
 Run ``python benchmarks/bench_integrators.py --help`` for the options.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 import time
 
@@ -118,13 +126,94 @@ def race(cells, repeats):
     return {name: (min(times[name]), outs[name]) for name in cells}
 
 
+#: (batch, steps) of the overhead comparison with --ref: an ensemble, and one trajectory (--quick: smaller)
+OVERHEAD_CASES = ((100_000, 200), (1, 20_000))
+OVERHEAD_CASES_QUICK = ((10_000, 50), (1, 2_000))
+#: goal with --ref: the mean overhead (b)/(a) at most this much above the other checkout's
+OVERHEAD_GOAL = 0.05
+
+
+def _overhead_child(root, repeats, cases):
+    """Runs in a fresh process with ``root``'s packages: best times of (a), (b), (c), as JSON on stdout."""
+    sys.path.insert(0, root)
+    import sympy as sp
+
+    import integrators as ig
+    from integrators.lower import lower
+
+    if not os.path.abspath(ig.__file__).startswith(os.path.abspath(root)):
+        raise SystemExit(f"integrators came from {ig.__file__}, not from {root}")
+    system = henon_heiles()
+    scheme = ig.scheme("stormer-verlet")
+    bound = lower(scheme.step_map(system)).bind({sp.Symbol("h"): 0.01})
+    out = {}
+    for batch, steps in cases:
+        Y = initial_states(batch)
+        cells = {"a": lambda: lowered_loop(bound, Y, steps),
+                 "b": lambda: ig.integrate(system, scheme, Y, dt=0.01, steps=steps, save_every=steps).y[-1],
+                 "c": lambda: hand_verlet(Y, 0.01, steps)}
+        out[f"{batch}x{steps}"] = {name: t for name, (t, _) in race(cells, repeats).items()}
+    print(json.dumps(out))
+
+
+def _overhead_cell(root, repeats, cases):
+    run = subprocess.run([sys.executable, os.path.abspath(__file__), "--overhead-child", root, str(repeats),
+                          json.dumps(cases)],
+                         capture_output=True, text=True, timeout=1800, check=False)
+    if run.returncode != 0:
+        raise SystemExit(f"the overhead cell of {root} failed: {(run.stderr.strip().splitlines() or ['?'])[-1]}")
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def overhead_against(ref, rounds, repeats, markdown, cases=OVERHEAD_CASES):
+    """The --ref table: integrate()'s overhead here and in the checkout ``ref``, alternately."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    runs = {"this": [], "ref": []}
+    for _ in range(rounds):
+        for name, root in (("ref", os.path.abspath(ref)), ("this", here)):
+            runs[name].append(_overhead_cell(root, repeats, cases))
+    table = U.Table(f"integrate() overhead: this checkout against {ref} (fresh processes, alternately, "
+                    f"{rounds} rounds, best of {repeats} each)",
+                    ["case", "checkout", "(a) lowered s", "(b) integrate() s", "(c) hand s", "(b)/(a) per round",
+                     "mean (b)/(a)", "mean (b)/(c)"])
+    worst = 0.0
+    for batch, steps in cases:
+        key = f"{batch}x{steps}"
+        means = {}
+        for name in ("ref", "this"):
+            cells = [r[key] for r in runs[name]]
+            ratios = [c["b"] / c["a"] for c in cells]
+            means[name] = sum(ratios) / len(ratios)
+            table.add(key, name, " ".join(f"{c['a']:.3f}" for c in cells), " ".join(f"{c['b']:.3f}" for c in cells),
+                      " ".join(f"{c['c']:.3f}" for c in cells), " ".join(f"{x:.3f}" for x in ratios),
+                      f"{means[name]:.3f}", f"{sum(c['b'] / c['c'] for c in cells) / len(cells):.3f}")
+        change = means["this"] / means["ref"] - 1
+        worst = max(worst, change)
+        table.notes.append(f"{key}: mean overhead (b)/(a) {100 * change:+.1f} % against the other checkout")
+    table.show(markdown=markdown)
+    verdict = "PASS" if worst <= OVERHEAD_GOAL else "MISS"
+    print(f"[{verdict}] integrate() overhead against {ref}: at most {100 * worst:+.1f} %, goal <= "
+          f"{100 * OVERHEAD_GOAL:.0f} %")
+    return 0 if verdict == "PASS" else 1
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--overhead-child"]:
+        _overhead_child(argv[1], int(argv[2]), json.loads(argv[3]))
+        return 0
     parser = U.base_parser(__doc__.split("\n")[0])
     parser.add_argument("--batch", type=int, default=None, help="trajectories (default 10^5; --quick 10^4)")
     parser.add_argument("--steps", type=int, default=None, help="steps per run (default 200; --quick 50)")
     parser.add_argument("--scheme", default="stormer-verlet", help="catalog scheme for (a)/(b) (default stormer-verlet)")
+    parser.add_argument("--ref", default=None, metavar="PATH",
+                        help="another checkout: integrate()'s overhead here against there (before/after a change)")
+    parser.add_argument("--rounds", type=int, default=3, help="with --ref: alternating rounds (default 3)")
     parser.set_defaults(repeats=5)
     args = parser.parse_args(argv)
+    if args.ref:
+        return overhead_against(args.ref, args.rounds, args.repeats, args.markdown,
+                                OVERHEAD_CASES_QUICK if args.quick else OVERHEAD_CASES)
     batch = args.batch or (10_000 if args.quick else 100_000)
     steps = args.steps or (50 if args.quick else 200)
     dt = 0.01

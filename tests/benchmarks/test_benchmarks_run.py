@@ -158,3 +158,41 @@ def test_bench_distributed_quick_mode_runs_and_matches_the_serial_results():
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     rows = [line for line in proc.stdout.splitlines() if line.startswith("| ensemble") or line.startswith("| sweep")]
     assert len(rows) == 4 and all(row.rstrip(" |").endswith("True") for row in rows)
+
+
+def _load_benchmark(name):
+    """A benchmark script as a module (its path insertions undone afterwards)."""
+    import importlib.util
+
+    saved = list(sys.path)
+    try:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = saved
+    return module
+
+
+def test_bench_integrators_overhead_against_another_checkout(monkeypatch, capsys):
+    """``--ref``: the child measures (a), (b), (c) with the given checkout's packages; the table compares
+    the mean overhead (b)/(a) and passes within 5 % (planted timings: 4 % passes, 6 % does not)."""
+    bench = _load_benchmark("bench_integrators")
+    saved = list(sys.path)
+    try:
+        bench._overhead_child(str(ROOT), 1, [[200, 5], [1, 30]])
+    finally:
+        sys.path[:] = saved
+    cells = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert set(cells) == {"200x5", "1x30"} and all(set(c) == {"a", "b", "c"} for c in cells.values())
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(bench.__file__)))
+    for above, verdict, code in ((1.04, "[PASS]", 0), (1.06, "[MISS]", 1)):
+        def cell(root, repeats, cases, above=above):
+            b = above if root == here else 1.0
+            return {f"{n}x{s}": {"a": 1.0, "b": b, "c": 0.9} for n, s in cases}
+
+        monkeypatch.setattr(bench, "_overhead_cell", cell)
+        assert bench.overhead_against("/elsewhere", 2, 1, False, cases=[[10, 2]]) == code
+        out = capsys.readouterr().out
+        assert verdict in out and f"10x2: mean overhead (b)/(a) {100 * (above - 1):+.1f} %" in out
