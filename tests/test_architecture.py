@@ -21,8 +21,6 @@ import ast
 import functools
 import pathlib
 
-import pytest
-
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGES = ("geomcheck", "integrators", "casestudies")
 LAYER = {"geomcheck": 0, "integrators": 1, "casestudies": 2}
