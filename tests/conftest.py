@@ -100,14 +100,23 @@ def pytest_collection_modifyitems(config, items):
         item.add_marker(skip)
 
 
+#: mpmath's working precision when the session started (its default, 53 bits)
+SESSION_PRECISION = __import__("mpmath").mp.prec
+
+
 @pytest.fixture(autouse=True)
 def _mpmath_precision_kept():
     """A test that leaves mpmath's global working precision changed fails, and the precision is put
     back: the tests after it in the same worker would otherwise run at another precision (a doc
-    page's ``mpmath.mp.dps = 50`` once made a Newton rule test fail three files later)."""
+    page's ``mpmath.mp.dps = 50`` once made a Newton rule test fail three files later).  A change
+    left by something this fixture does not wrap (a doctest of the packages) fails the next test."""
     import mpmath
 
     before = mpmath.mp.prec
+    if before != SESSION_PRECISION:
+        mpmath.mp.prec = SESSION_PRECISION
+        pytest.fail(f"mpmath's working precision was {before} bits before this test, not {SESSION_PRECISION}: "
+                    "something run before it in this worker (a doctest?) changed it and did not put it back")
     yield
     after = mpmath.mp.prec
     if after != before:
