@@ -113,14 +113,21 @@ def step_operations(stages) -> tuple[int, int]:
     """
     per_step, distinct = 0, {}
     for st in stages:
-        key = id(st.map)
-        hit = _OPERATIONS.get(key)
-        if hit is None or hit[0] is not st.map:
-            hit = (st.map, _count_operations(st.map.exprs))
-            _OPERATIONS.put(key, hit)     # maps are immutable; the entry keeps the map alive
-        per_step += hit[1]
-        distinct[key] = hit[1]
+        count = _map_operations(st.map)
+        per_step += count
+        distinct[id(st.map)] = count
     return per_step, sum(distinct.values())
+
+
+def _map_operations(step_map) -> int:
+    """The operations of a map's expressions (an implicit map's equations), counted once per map."""
+    key = id(step_map)
+    hit = _OPERATIONS.get(key)
+    if hit is None or hit[0] is not step_map:
+        exprs = step_map.equations if isinstance(step_map, gc.ImplicitMap) else step_map.exprs
+        hit = (step_map, _count_operations(exprs))
+        _OPERATIONS.put(key, hit)     # maps are immutable; the entry keeps the map alive
+    return hit[1]
 
 
 def _count_operations(exprs) -> int:
@@ -201,12 +208,7 @@ def _implicit_choice(stages, run: CheckedRun, time) -> AutoChoice:
         return AutoChoice("numpy", "an implicit step of several stages, or of a time-dependent system: Newton's"
                                    " method on the numpy path")
     batch = run.Y.shape[0]
-    key = id(stages[0].map)
-    hit = _OPERATIONS.get(key)
-    if hit is None or hit[0] is not stages[0].map:
-        hit = (stages[0].map, _count_operations(stages[0].map.equations))
-        _OPERATIONS.put(key, hit)
-    ops = hit[1]
+    ops = _map_operations(stages[0].map)
     work = run.steps * NEWTON_EVALUATIONS * ops
     t_numpy = (work * (NUMPY_SECONDS_PER_OPERATION + batch * NUMPY_SECONDS_PER_ELEMENT)
                + run.steps * NEWTON_EVALUATIONS / 2 * NUMPY_SECONDS_PER_NEWTON_ITERATION)

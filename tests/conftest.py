@@ -28,6 +28,7 @@ import fcntl
 import os
 import pickle
 
+import mpmath
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -101,7 +102,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 #: mpmath's working precision when the session started (its default, 53 bits)
-SESSION_PRECISION = __import__("mpmath").mp.prec
+SESSION_PRECISION = mpmath.mp.prec
 
 
 @pytest.fixture(autouse=True)
@@ -110,8 +111,6 @@ def _mpmath_precision_kept():
     back: the tests after it in the same worker would otherwise run at another precision (a doc
     page's ``mpmath.mp.dps = 50`` once made a Newton rule test fail three files later).  A change
     left by something this fixture does not wrap (a doctest of the packages) fails the next test."""
-    import mpmath
-
     before = mpmath.mp.prec
     if before != SESSION_PRECISION:
         mpmath.mp.prec = SESSION_PRECISION
